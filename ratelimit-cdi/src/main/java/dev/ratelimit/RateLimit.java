@@ -1,0 +1,69 @@
+package dev.ratelimit;
+
+import jakarta.enterprise.util.Nonbinding;
+import jakarta.interceptor.InterceptorBinding;
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Repeatable;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Limits how often the annotated method (or every method of the annotated class, or every resource
+ * method of the annotated {@code jakarta.ws.rs.core.Application} subclass) may be called per
+ * partition (see {@link RateLimitPartitioner}).
+ *
+ * <pre>{@code
+ * @RateLimit(permitLimit = 5, windowSeconds = 1, name = "burst")
+ * @RateLimit(permitLimit = 500, windowSeconds = 3600, name = "hourly")
+ * public Response create(Todo todo) { ... }
+ * }</pre>
+ *
+ * <p>Limits with the same {@link #name()} spend from one count per partition. A request allowed by
+ * its limits spends one permit from each; a request refused by any of them spends from none. The
+ * window slides in steps of one eighth of {@link #windowSeconds()}: a permit spent in a step returns
+ * one window after the start of that step.
+ *
+ * <p>Invalid values fail the deployment with a message naming the method and the value.
+ */
+@InterceptorBinding
+@Repeatable(RateLimit.List.class)
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ElementType.TYPE, ElementType.METHOD})
+@Documented
+public @interface RateLimit {
+
+    /** Permits (requests) allowed per window and partition. Range 1 .. Integer.MAX_VALUE; default 100. */
+    @Nonbinding
+    int permitLimit() default 100;
+
+    /** The window, in seconds. Range 1 .. 31 536 000 (one year); default 60. */
+    @Nonbinding
+    int windowSeconds() default 60;
+
+    /**
+     * The count this limit spends from, also its name in the {@code RateLimit} and
+     * {@code RateLimit-Policy} headers. Not blank, at most 64 characters from {@code [A-Za-z0-9._-]};
+     * default {@code "default"}. Unique among the limits that cover one method.
+     */
+    @Nonbinding
+    String name() default "default";
+
+    /** Where in the Jakarta REST filter chain the limit decides; default {@link RateLimitScope#TRANSPORT}. */
+    @Nonbinding
+    RateLimitScope scope() default RateLimitScope.TRANSPORT;
+
+    /**
+     * Holds repeated {@code @RateLimit}s. It is an interceptor binding of its own because some
+     * containers (Quarkus ArC) do not resolve repeatable bindings declared on classes.
+     */
+    @InterceptorBinding
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target({ElementType.TYPE, ElementType.METHOD})
+    @Documented
+    @interface List {
+        @Nonbinding
+        RateLimit[] value();
+    }
+}

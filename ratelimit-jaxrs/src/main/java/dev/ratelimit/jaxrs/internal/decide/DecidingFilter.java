@@ -1,0 +1,99 @@
+package dev.ratelimit.jaxrs.internal.decide;
+
+import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimitPartitioner;
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimitScope;
+import dev.ratelimit.internal.cdi.BeanLimitGuard;
+import dev.ratelimit.internal.cdi.RateLimitRuntime;
+import dev.ratelimit.internal.engine.Decisions;
+import dev.ratelimit.internal.engine.RequestLedger;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
+import java.lang.System.Logger.Level;
+import java.lang.reflect.Method;
+import java.security.Principal;
+import java.util.List;
+
+/**
+ * Decides the limits of one resource method in one scope. Holds everything resolved at deployment;
+ * per request it chooses the partition (once, for the first scope), asks the store and records the
+ * decision in the request's ledger. A refusal is not answered here: {@link DeferredRefusalFilter}
+ * answers it after every other request filter had its say.
+ */
+public final class DecidingFilter implements ContainerRequestFilter {
+
+    /** The request property holding the {@link RequestLedger}. */
+    public static final String LEDGER = RequestLedger.class.getName();
+
+    private static final System.Logger LOG = System.getLogger("dev.ratelimit");
+
+    private final RateLimitRuntime runtime;
+    private final BeanLimitGuard beans;
+    private final Method resourceMethod;
+    private final String where;
+    private final List<RateLimitPolicy> policies;
+    private final int scopeBit;
+
+    DecidingFilter(RateLimitRuntime runtime, BeanLimitGuard beans, Method resourceMethod, String where,
+                   RateLimitScope scope, List<RateLimitPolicy> policies) {
+        this.runtime = runtime;
+        this.beans = beans;
+        this.resourceMethod = resourceMethod;
+        this.where = where;
+        this.policies = List.copyOf(policies);
+        this.scopeBit = 1 << scope.ordinal();
+    }
+
+    /** The request's ledger, or null when no limit reached the request. */
+    public static RequestLedger ledger(ContainerRequestContext request) {
+        return (RequestLedger) request.getProperty(LEDGER);
+    }
+
+    @Override
+    public void filter(ContainerRequestContext request) {
+        RequestLedger ledger = ledger(request);
+        if (ledger == null) {
+            if (policies.isEmpty() && !beans.anyLimited()) {
+                return;
+            }
+            ledger = new RequestLedger(runtime.partitioner().partition(new RequestCaller(request)), resourceMethod);
+            request.setProperty(LEDGER, ledger);
+            runtime.publish(ledger);
+        }
+        if (policies.isEmpty() || ledger.refusal() != null || !ledger.claim(scopeBit)) {
+            return;
+        }
+        RateLimitDecision decision;
+        try {
+            decision = Decisions.await(runtime.store().acquire(ledger.partition(), policies));
+        } catch (Decisions.StoreFailedException e) {
+            LOG.log(Level.ERROR, "ratelimit: the store failed to decide " + policies + " for " + where, e.getCause());
+            request.abortWith(Response.serverError().build());
+            return;
+        }
+        ledger.record(decision);
+    }
+
+    /** The caller as Jakarta REST sees it. */
+    private static final class RequestCaller implements RateLimitPartitioner.Caller {
+        private final ContainerRequestContext request;
+
+        RequestCaller(ContainerRequestContext request) {
+            this.request = request;
+        }
+
+        @Override
+        public Principal principal() {
+            SecurityContext security = request.getSecurityContext();
+            return security == null ? null : security.getUserPrincipal();
+        }
+
+        @Override
+        public String header(String name) {
+            return request.getHeaderString(name);
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package dev.ratelimit.tck.support;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Sends requests as one partition: the same headers ({@code X-Api-Key}, {@code Authorization}) on each. */
+public final class Caller {
+
+    private static final HttpClient CLIENT = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10))
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    private final ServerUnderTest server;
+    private final Map<String, String> headers;
+
+    Caller(ServerUnderTest server) {
+        this(server, Map.of());
+    }
+
+    private Caller(ServerUnderTest server, Map<String, String> headers) {
+        this.server = server;
+        this.headers = headers;
+    }
+
+    /** The same caller, sending one more header (the name is sent exactly as given). */
+    public Caller withHeader(String name, String value) {
+        Map<String, String> more = new LinkedHashMap<>(headers);
+        more.put(name, value);
+        return new Caller(server, Map.copyOf(more));
+    }
+
+    public Reply get(String path) {
+        return send("GET", path, HttpRequest.BodyPublishers.noBody(), null);
+    }
+
+    public Reply head(String path) {
+        return send("HEAD", path, HttpRequest.BodyPublishers.noBody(), null);
+    }
+
+    public Reply put(String path) {
+        return send("PUT", path, HttpRequest.BodyPublishers.ofString("{}"), "application/json");
+    }
+
+    public Reply delete(String path) {
+        return send("DELETE", path, HttpRequest.BodyPublishers.noBody(), null);
+    }
+
+    /** {@code POST /todos} with {@code {"title": title}}. */
+    public Reply createTodo(String title) {
+        try {
+            return postJson("/todos", JSON.writeValueAsString(Map.of("title", title)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public Reply postJson(String path, String json) {
+        return send("POST", path, HttpRequest.BodyPublishers.ofString(json), "application/json");
+    }
+
+    public Reply send(String method, String path, HttpRequest.BodyPublisher body, String contentType) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(server.resolve(path)).timeout(TIMEOUT).method(method, body);
+        headers.forEach(request::header);
+        if (contentType != null) {
+            request.header("Content-Type", contentType);
+        }
+        String description = method + " " + path + (headers.isEmpty() ? "" : " " + headers);
+        long sent = System.nanoTime();
+        HttpResponse<String> response;
+        try {
+            response = CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(description + " failed against " + server, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(description + " interrupted", e);
+        }
+        return new Reply(description, response.statusCode(), response.headers(), response.body(), sent, System.nanoTime());
+    }
+
+    @Override
+    public String toString() {
+        return headers.isEmpty() ? "anonymous caller" : "caller " + headers;
+    }
+}
