@@ -32,27 +32,26 @@ public record RateLimitSettings(String partitionHeader, int maxTrackedPartitions
             throw invalid(PARTITION_HEADER, header, "an HTTP header name");
         }
         int maxTracked = integer(config, MAX_TRACKED_PARTITIONS, InProcessRateLimitStore.DEFAULT_MAX_TRACKED_PARTITIONS, 1);
+        // every global key is validated, also while no global limit is set: a typo must not wait to bite
+        int window = integer(config, GLOBAL_WINDOW_SECONDS, 60, 1);
+        if (window > RateLimitPolicy.MAX_WINDOW_SECONDS) {
+            throw invalid(GLOBAL_WINDOW_SECONDS, String.valueOf(window),
+                    "an integer from 1 to " + RateLimitPolicy.MAX_WINDOW_SECONDS);
+        }
+        String name = Optional.ofNullable(text(config, GLOBAL_NAME)).orElse("application");
+        if (!name.matches("[A-Za-z0-9._-]{1,64}")) {
+            throw invalid(GLOBAL_NAME, name, "1-64 characters from [A-Za-z0-9._-]");
+        }
+        String scopeText = Optional.ofNullable(text(config, GLOBAL_SCOPE)).orElse("TRANSPORT");
+        RateLimitScope scope;
+        try {
+            scope = RateLimitScope.valueOf(scopeText.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw invalid(GLOBAL_SCOPE, scopeText, "TRANSPORT or PRINCIPAL");
+        }
         RateLimitPolicy global = null;
-        String permitLimit = text(config, GLOBAL_PERMIT_LIMIT);
-        if (permitLimit != null) {
-            int limit = integer(config, GLOBAL_PERMIT_LIMIT, 0, 1);
-            int window = integer(config, GLOBAL_WINDOW_SECONDS, 60, 1);
-            if (window > RateLimitPolicy.MAX_WINDOW_SECONDS) {
-                throw invalid(GLOBAL_WINDOW_SECONDS, String.valueOf(window),
-                        "an integer from 1 to " + RateLimitPolicy.MAX_WINDOW_SECONDS);
-            }
-            String name = Optional.ofNullable(text(config, GLOBAL_NAME)).orElse("application");
-            if (!name.matches("[A-Za-z0-9._-]{1,64}")) {
-                throw invalid(GLOBAL_NAME, name, "1-64 characters from [A-Za-z0-9._-]");
-            }
-            String scopeText = Optional.ofNullable(text(config, GLOBAL_SCOPE)).orElse("TRANSPORT");
-            RateLimitScope scope;
-            try {
-                scope = RateLimitScope.valueOf(scopeText.toUpperCase(Locale.ROOT));
-            } catch (IllegalArgumentException e) {
-                throw invalid(GLOBAL_SCOPE, scopeText, "TRANSPORT or PRINCIPAL");
-            }
-            global = new RateLimitPolicy(name, limit, window, scope);
+        if (text(config, GLOBAL_PERMIT_LIMIT) != null) {
+            global = new RateLimitPolicy(name, integer(config, GLOBAL_PERMIT_LIMIT, 0, 1), window, scope);
         }
         return new RateLimitSettings(header, maxTracked, global);
     }

@@ -138,7 +138,8 @@ public final class SlidingWindowCount {
     }
 
     private void roll(long now) {
-        long step = now <= anchor ? 0 : (now - anchor) / stepNanos;
+        long elapsed = now - anchor; // a difference: nanoTime readings may wrap
+        long step = elapsed <= 0 ? 0 : elapsed / stepNanos;
         long gap = step - newest;
         if (gap <= 0) {
             return;

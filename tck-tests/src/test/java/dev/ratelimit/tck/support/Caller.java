@@ -8,8 +8,15 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /** Sends requests as one partition: the same headers ({@code X-Api-Key}, {@code Authorization}) on each. */
 public final class Caller {
@@ -68,6 +75,37 @@ public final class Caller {
 
     public Reply postJson(String path, String json) {
         return send("POST", path, HttpRequest.BodyPublishers.ofString(json), "application/json");
+    }
+
+    /** {@code count} GETs of {@code path} at once, each from its own thread, released together. */
+    public List<Reply> getConcurrently(String path, int count) {
+        ExecutorService threads = Executors.newFixedThreadPool(count);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Reply>> pending = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                pending.add(threads.submit(() -> {
+                    start.await();
+                    return get(path);
+                }));
+            }
+            start.countDown();
+            List<Reply> replies = new ArrayList<>();
+            for (Future<Reply> reply : pending) {
+                replies.add(reply.get());
+            }
+            return replies;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw new IllegalStateException(e.getCause());
+        } finally {
+            threads.shutdownNow();
+        }
     }
 
     public Reply send(String method, String path, HttpRequest.BodyPublisher body, String contentType) {

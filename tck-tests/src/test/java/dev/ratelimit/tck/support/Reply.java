@@ -191,6 +191,17 @@ public final class Reply {
         return this;
     }
 
+    private long required(OptionalLong field, String name) {
+        return field.orElseThrow(() -> new AssertionError("no " + name + " field\n" + this));
+    }
+
+    /** The {@code violated-policies} member of a problem+json body (empty if absent). */
+    public List<String> problemViolatedPolicies() {
+        List<String> names = new ArrayList<>();
+        json().path("violated-policies").forEach(node -> names.add(node.asText()));
+        return names;
+    }
+
     @Override
     public String toString() {
         StringBuilder text = new StringBuilder(request).append(" -> ").append(status);

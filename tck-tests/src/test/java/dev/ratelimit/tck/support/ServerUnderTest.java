@@ -121,7 +121,7 @@ public final class ServerUnderTest implements AutoCloseable {
 
     @Override
     public String toString() {
-        return (embedded != null ? "embedded example at " : "external server at ") + baseUri
-                + globalPermitLimit.stream().mapToObj(n -> ", global limit " + n).findFirst().orElse(", no global limit");
+        String global = globalPermitLimit.isPresent() ? "global limit " + globalPermitLimit.getAsInt() : "no global limit";
+        return (embedded != null ? "embedded example at " : "external server at ") + baseUri + ", " + global;
     }
 }

@@ -16,14 +16,21 @@ import java.lang.System.Logger.Level;
 import java.lang.reflect.Method;
 import java.security.Principal;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * Decides the limits of one resource method in one scope. Holds everything resolved at deployment;
  * per request it chooses the partition (once, for the first scope), asks the store and records the
  * decision in the request's ledger. A refusal is not answered here: {@link DeferredRefusalFilter}
  * answers it after every other request filter had its say.
+ *
+ * <p>One subclass per scope: a Jakarta REST runtime may keep only the first instance of a provider
+ * class bound to a resource method (RESTEasy on Open Liberty, Jersey on Payara ignore the second), so
+ * the PRINCIPAL filter must not share its class with the TRANSPORT one.
  */
-public final class DecidingFilter implements ContainerRequestFilter {
+public abstract sealed class DecidingFilter implements ContainerRequestFilter
+        permits DecidingFilter.TransportScope, DecidingFilter.PrincipalScope {
 
     /** The request property holding the {@link RequestLedger}. */
     public static final String LEDGER = RequestLedger.class.getName();
@@ -37,8 +44,17 @@ public final class DecidingFilter implements ContainerRequestFilter {
     private final List<RateLimitPolicy> policies;
     private final int scopeBit;
 
-    DecidingFilter(RateLimitRuntime runtime, BeanLimitGuard beans, Method resourceMethod, String where,
-                   RateLimitScope scope, List<RateLimitPolicy> policies) {
+    /** The deciding filter of {@code scope}, of the class of that scope. */
+    static DecidingFilter of(RateLimitScope scope, RateLimitRuntime runtime, BeanLimitGuard beans,
+                             Method resourceMethod, String where, List<RateLimitPolicy> policies) {
+        return switch (scope) {
+            case TRANSPORT -> new TransportScope(runtime, beans, resourceMethod, where, policies);
+            case PRINCIPAL -> new PrincipalScope(runtime, beans, resourceMethod, where, policies);
+        };
+    }
+
+    private DecidingFilter(RateLimitRuntime runtime, BeanLimitGuard beans, Method resourceMethod, String where,
+                           RateLimitScope scope, List<RateLimitPolicy> policies) {
         this.runtime = runtime;
         this.beans = beans;
         this.resourceMethod = resourceMethod;
@@ -66,15 +82,52 @@ public final class DecidingFilter implements ContainerRequestFilter {
         if (policies.isEmpty() || ledger.refusal() != null || !ledger.claim(scopeBit)) {
             return;
         }
+        CompletableFuture<RateLimitDecision> pending =
+                runtime.store().acquire(ledger.partition(), policies).toCompletableFuture();
+        if (!pending.isDone() && RequestSuspension.suspend(request)) {
+            // A remote store, on a runtime that may run this filter on an I/O thread (Quarkus REST):
+            // the request waits for the answer without holding the thread.
+            RequestLedger suspended = ledger;
+            pending.whenComplete((decision, failure) -> {
+                if (failure == null) {
+                    suspended.record(decision);
+                    RequestSuspension.resume(request);
+                } else {
+                    storeFailed(request, failure);
+                }
+            });
+            return;
+        }
         RateLimitDecision decision;
         try {
-            decision = Decisions.await(runtime.store().acquire(ledger.partition(), policies));
+            decision = Decisions.await(pending);
         } catch (Decisions.StoreFailedException e) {
-            LOG.log(Level.ERROR, "ratelimit: the store failed to decide " + policies + " for " + where, e.getCause());
-            request.abortWith(Response.serverError().build());
+            storeFailed(request, e.getCause());
             return;
         }
         ledger.record(decision);
+    }
+
+    private void storeFailed(ContainerRequestContext request, Throwable failure) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        LOG.log(Level.ERROR, "ratelimit: the store failed to decide " + policies + " for " + where, cause);
+        request.abortWith(Response.serverError().build());
+    }
+
+    /** Decides the TRANSPORT limits, between authentication and authorization. */
+    static final class TransportScope extends DecidingFilter {
+        TransportScope(RateLimitRuntime runtime, BeanLimitGuard beans, Method resourceMethod, String where,
+                       List<RateLimitPolicy> policies) {
+            super(runtime, beans, resourceMethod, where, RateLimitScope.TRANSPORT, policies);
+        }
+    }
+
+    /** Decides the PRINCIPAL limits, after authorization. */
+    static final class PrincipalScope extends DecidingFilter {
+        PrincipalScope(RateLimitRuntime runtime, BeanLimitGuard beans, Method resourceMethod, String where,
+                       List<RateLimitPolicy> policies) {
+            super(runtime, beans, resourceMethod, where, RateLimitScope.PRINCIPAL, policies);
+        }
     }
 
     /** The caller as Jakarta REST sees it. */

@@ -47,10 +47,10 @@ public class RateLimitFeature implements DynamicFeature {
         ResolvedLimits limits = LimitResolver.forResourceMethod(d.runtime.settings().global(), d.moduleClass,
                 userClass(resourceClass), method);
         d.runtime.declared(limits);
-        context.register(new DecidingFilter(d.runtime, d.beans, method, limits.where(), RateLimitScope.TRANSPORT,
+        context.register(DecidingFilter.of(RateLimitScope.TRANSPORT, d.runtime, d.beans, method, limits.where(),
                 limits.policies(RateLimitScope.TRANSPORT)), TRANSPORT_PRIORITY);
         if (!limits.policies(RateLimitScope.PRINCIPAL).isEmpty()) {
-            context.register(new DecidingFilter(d.runtime, d.beans, method, limits.where(), RateLimitScope.PRINCIPAL,
+            context.register(DecidingFilter.of(RateLimitScope.PRINCIPAL, d.runtime, d.beans, method, limits.where(),
                     limits.policies(RateLimitScope.PRINCIPAL)), PRINCIPAL_PRIORITY);
         }
         context.register(d.refusal, DeferredRefusalFilter.PRIORITY);

@@ -1,0 +1,138 @@
+package dev.ratelimit.examples.todos;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.type.LogicalType;
+import com.sun.net.httpserver.HttpServer;
+import jakarta.ws.rs.ext.ContextResolver;
+import java.net.URI;
+import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
+import org.glassfish.jersey.jdkhttp.JdkHttpServerFactory;
+import org.glassfish.jersey.server.ResourceConfig;
+import org.glassfish.jersey.server.ServerProperties;
+import org.jboss.weld.environment.se.Weld;
+import org.jboss.weld.environment.se.WeldContainer;
+
+/**
+ * The example embedded: a Weld SE container, then Jersey on the JDK HTTP server, on 127.0.0.1.
+ *
+ * <p>Jersey scans exactly two packages, {@code dev.ratelimit.jaxrs} (with its subpackages: the library's
+ * providers) and {@code dev.ratelimit.examples.todos} (without subpackages), so that test classes
+ * elsewhere on the class path are never picked up. The application class is handed over as a class
+ * ({@link ResourceConfig#forApplicationClass}) so that the library finds it, and its module
+ * {@code @RateLimit}, through {@code Configuration.getApplication()}.
+ *
+ * <p>{@link #close()} may be called from any thread (a shutdown hook, say), more than once.
+ */
+public final class TodosServer implements AutoCloseable {
+
+    static final String LOOPBACK = "127.0.0.1";
+    private static final String[] LIBRARY_PACKAGES = {"dev.ratelimit.jaxrs"};
+    private static final String APPLICATION_PACKAGE = TodosServer.class.getPackageName();
+
+    private final WeldContainer weld;
+    private final HttpServer http;
+    private final URI baseUri;
+    private boolean closed;
+
+    private TodosServer(WeldContainer weld, HttpServer http, URI baseUri) {
+        this.weld = weld;
+        this.http = http;
+        this.baseUri = baseUri;
+    }
+
+    /**
+     * Starts Weld SE, then the HTTP server on 127.0.0.1, and returns once both are ready.
+     *
+     * @param port the TCP port, 0 for a free one
+     */
+    public static TodosServer start(int port) {
+        return start(LOOPBACK, port);
+    }
+
+    static TodosServer start(String host, int port) {
+        if (port < 0 || port > 65_535) {
+            throw new IllegalArgumentException("port must be 0..65535, was " + port);
+        }
+        // Our close() stops HTTP before Weld; Weld's own hook could stop CDI under requests in flight.
+        WeldContainer weld = new Weld().skipShutdownHook().initialize();
+        try {
+            HttpServer http = JdkHttpServerFactory.createHttpServer(
+                    URI.create("http://" + host + ":" + port + "/"), resourceConfig());
+            int bound = http.getAddress().getPort();
+            String reachable = "0.0.0.0".equals(host) ? LOOPBACK : host;
+            return new TodosServer(weld, http, URI.create("http://" + reachable + ":" + bound + "/"));
+        } catch (RuntimeException | Error e) {
+            weld.shutdown();
+            throw e;
+        }
+    }
+
+    static ResourceConfig resourceConfig() {
+        return ResourceConfig.forApplicationClass(TodosApplication.class)
+                .packages(true, LIBRARY_PACKAGES)
+                .packages(false, APPLICATION_PACKAGE)
+                .register(new PortableJson())
+                // WADL needs a JAXB implementation; without one Jersey only warns that it is off.
+                .property(ServerProperties.WADL_FEATURE_DISABLE, true);
+    }
+
+    /**
+     * JSON binding as the other runtimes do it: unknown properties are ignored (as JSON-B and Quarkus's
+     * Jackson do), and a title must be a JSON string ({@code {"title": 5}} does not bind). Malformed JSON
+     * and a wrong type are a 400 through Jersey's Jackson exception mappers. Registered here, not scanned:
+     * the other runtimes bring their own JSON binding.
+     */
+    private static final class PortableJson implements ContextResolver<ObjectMapper> {
+        private final ObjectMapper mapper = new ObjectMapper()
+                .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+        PortableJson() {
+            mapper.coercionConfigFor(LogicalType.Textual)
+                    .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+                    .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+                    .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
+        }
+
+        @Override
+        public ObjectMapper getContext(Class<?> type) {
+            return mapper;
+        }
+    }
+
+    /** The port the server listens on. */
+    public int port() {
+        return baseUri.getPort();
+    }
+
+    /** {@code http://127.0.0.1:PORT/}. */
+    public URI baseUri() {
+        return baseUri;
+    }
+
+    /**
+     * Stops the HTTP server (and Jersey), then the Weld container, and lets go of the cached MicroProfile
+     * Config, so that a server started later in this JVM reads system properties afresh. Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            http.stop(0);
+        } finally {
+            try {
+                if (weld.isRunning()) {
+                    weld.shutdown();
+                }
+            } finally {
+                ConfigProviderResolver config = ConfigProviderResolver.instance();
+                config.releaseConfig(config.getConfig());
+            }
+        }
+    }
+}

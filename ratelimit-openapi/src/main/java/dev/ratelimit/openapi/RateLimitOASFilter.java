@@ -1,0 +1,123 @@
+package dev.ratelimit.openapi;
+
+import dev.ratelimit.internal.resolve.ResolvedLimit;
+import dev.ratelimit.openapi.internal.check.IndexCheck;
+import dev.ratelimit.openapi.internal.document.LimitDocumentation;
+import dev.ratelimit.openapi.internal.document.OperationMatcher;
+import dev.ratelimit.openapi.internal.document.OperationMatcher.Key;
+import dev.ratelimit.openapi.internal.index.IndexFormat;
+import dev.ratelimit.openapi.internal.index.IndexedOperation;
+import dev.ratelimit.openapi.internal.index.ResourceIndex;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.StringJoiner;
+import org.eclipse.microprofile.openapi.OASFilter;
+import org.eclipse.microprofile.openapi.models.OpenAPI;
+import org.eclipse.microprofile.openapi.models.Operation;
+import org.eclipse.microprofile.openapi.models.PathItem;
+
+/**
+ * Publishes the rate limits in the OpenAPI document (SPEC 9). Every operation covered by a method,
+ * class or module {@code @RateLimit} gets a {@code 429} response ({@code application/problem+json},
+ * with {@code Retry-After} and the {@code RateLimit-*} headers), the {@code RateLimit-*} headers on
+ * each of its other responses, and the limits in force (name, permitLimit, windowSeconds, scope) in
+ * its description and its {@code x-ratelimit} extension. An operation that declares a 429 itself
+ * keeps its description and content and gains the headers. Operations without limits, and global
+ * limits (configuration), are left out.
+ *
+ * <p>Register it in {@code META-INF/microprofile-config.properties}:
+ * <pre>mp.openapi.filter=dev.ratelimit.openapi.RateLimitOASFilter</pre>
+ * An application with a filter of its own calls {@code new RateLimitOASFilter().filterOpenAPI(openAPI)}
+ * at the end of its own {@code filterOpenAPI}.
+ *
+ * <p>An OASFilter sees the document, not the Java methods; the filter learns the limits of each
+ * operation from the index that ratelimit-openapi's annotation processor writes when the application
+ * compiles ({@value IndexFormat#LOCATION}), so it works where the document is built at build time
+ * (Quarkus) and at run time (Open Liberty, Payara). Without an index it changes nothing and logs a
+ * warning saying how to enable the processor.
+ */
+public class RateLimitOASFilter implements OASFilter {
+
+    private static final System.Logger LOG = System.getLogger("dev.ratelimit.openapi");
+
+    @Override
+    public void filterOpenAPI(OpenAPI openAPI) {
+        ResourceIndex index = ResourceIndex.load(Thread.currentThread().getContextClassLoader(),
+                RateLimitOASFilter.class.getClassLoader());
+        for (String problem : index.problems()) {
+            LOG.log(Level.WARNING, "ratelimit-openapi: " + problem);
+        }
+        if (index.isEmpty()) {
+            LOG.log(Level.WARNING, "ratelimit-openapi: no " + IndexFormat.LOCATION + " on the class path, so the "
+                    + "OpenAPI document shows no rate limits: " + IndexCheck.ENABLE_PROCESSOR);
+            return;
+        }
+        document(openAPI, index);
+    }
+
+    /** Documents the limited operations of {@code openAPI} as {@code index} describes them. */
+    static void document(OpenAPI openAPI, ResourceIndex index) {
+        Map<Key, List<Operation>> documented = operations(openAPI);
+        Map<Key, List<IndexedOperation>> matched = OperationMatcher.match(documented.keySet(), index.operations());
+        LimitDocumentation documentation = new LimitDocumentation(openAPI);
+        Set<IndexedOperation> published = new HashSet<>();
+        for (Map.Entry<Key, List<IndexedOperation>> match : matched.entrySet()) {
+            published.addAll(match.getValue());
+            List<ResolvedLimit> limits = union(match.getValue());
+            if (limits.isEmpty()) {
+                continue;
+            }
+            for (Operation operation : documented.get(match.getKey())) {
+                documentation.document(operation, limits);
+            }
+        }
+        StringJoiner missing = new StringJoiner(", ");
+        for (IndexedOperation op : index.operations()) {
+            if (op.isLimited() && !published.contains(op)) {
+                missing.add(op.describe());
+            }
+        }
+        if (missing.length() > 0) {
+            LOG.log(Level.INFO, "ratelimit-openapi: limited resource methods without an operation in the OpenAPI "
+                    + "document (hidden, or under a path the document does not show): " + missing);
+        }
+    }
+
+    private static Map<Key, List<Operation>> operations(OpenAPI openAPI) {
+        Map<Key, List<Operation>> operations = new LinkedHashMap<>();
+        if (openAPI.getPaths() == null || openAPI.getPaths().getPathItems() == null) {
+            return operations;
+        }
+        for (Map.Entry<String, PathItem> path : openAPI.getPaths().getPathItems().entrySet()) {
+            Map<PathItem.HttpMethod, Operation> byMethod = path.getValue() == null ? null
+                    : path.getValue().getOperations();
+            if (byMethod == null) {
+                continue;
+            }
+            for (Map.Entry<PathItem.HttpMethod, Operation> op : byMethod.entrySet()) {
+                operations.computeIfAbsent(Key.of(op.getKey().name(), path.getKey()), k -> new ArrayList<>())
+                        .add(op.getValue());
+            }
+        }
+        return operations;
+    }
+
+    /**
+     * The limits of an operation behind which more than one Java method sits (one per media type,
+     * say): each limit once, in order.
+     */
+    private static List<ResolvedLimit> union(List<IndexedOperation> methods) {
+        Map<Object, ResolvedLimit> limits = new LinkedHashMap<>();
+        for (IndexedOperation method : methods) {
+            for (ResolvedLimit limit : method.limits()) {
+                limits.putIfAbsent(limit.policy(), limit);
+            }
+        }
+        return new ArrayList<>(limits.values());
+    }
+}

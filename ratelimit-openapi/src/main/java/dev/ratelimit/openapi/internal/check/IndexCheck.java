@@ -1,0 +1,138 @@
+package dev.ratelimit.openapi.internal.check;
+
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.internal.resolve.InvalidRateLimitException;
+import dev.ratelimit.internal.resolve.LimitResolver;
+import dev.ratelimit.internal.resolve.ResolvedLimits;
+import dev.ratelimit.openapi.internal.index.IndexFormat;
+import dev.ratelimit.openapi.internal.index.IndexedOperation;
+import dev.ratelimit.openapi.internal.index.ResourceIndex;
+import java.lang.System.Logger.Level;
+import java.lang.reflect.Method;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * At deployment, compares each limited resource method with the index the OpenAPI filter reads, so
+ * that a limit the document would not show is reported at start-up instead of silently missing: no
+ * index at all (the processor did not run), a method missing from it (compiled without the
+ * processor), or other limits in it than in the code (a stale index). One warning per method and
+ * condition; nothing per request.
+ *
+ * <p>Thread-safe: instances are immutable but for {@link #reported}, a concurrent set; the cache of
+ * instances is guarded by its own lock.
+ */
+public final class IndexCheck {
+
+    private static final System.Logger LOG = System.getLogger("dev.ratelimit.openapi");
+
+    /** Guarded by itself: one check per application class loader. */
+    private static final Map<ClassLoader, IndexCheck> BY_LOADER = new WeakHashMap<>();
+
+    private final ResourceIndex index;
+    private final Class<?> module;
+    private final Set<String> reported = ConcurrentHashMap.newKeySet();
+
+    IndexCheck(ResourceIndex index, Class<?> module) {
+        this.index = index;
+        this.module = module;
+    }
+
+    /** The check of the application whose classes {@code loader} loads. */
+    public static IndexCheck of(ClassLoader loader) {
+        synchronized (BY_LOADER) {
+            return BY_LOADER.computeIfAbsent(loader, l -> {
+                ResourceIndex index = ResourceIndex.load(l);
+                return new IndexCheck(index, moduleClass(index, l));
+            });
+        }
+    }
+
+    private static Class<?> moduleClass(ResourceIndex index, ClassLoader loader) {
+        if (index.applications().size() != 1) {
+            return null;
+        }
+        try {
+            return Class.forName(index.applications().get(0).className(), false, loader);
+        } catch (ClassNotFoundException | LinkageError e) {
+            return null;
+        }
+    }
+
+    /**
+     * Checks one resource method; logs what does not match.
+     *
+     * @return the warning, or null when the index and the code agree (or the method has no declared limit)
+     */
+    public String check(Class<?> resourceClass, Method method) {
+        ResolvedLimits declared;
+        try {
+            declared = LimitResolver.forResourceMethod(null, module, resourceClass, method);
+        } catch (InvalidRateLimitException e) {
+            return null; // the deployment fails on it anyway, with this message
+        }
+        if (declared.isEmpty()) {
+            return null;
+        }
+        List<IndexedOperation> indexed = find(resourceClass, method);
+        String problem;
+        String condition;
+        if (index.isEmpty()) {
+            condition = "no index";
+            problem = "no " + IndexFormat.LOCATION + " on the class path, so the OpenAPI document shows no rate "
+                    + "limits (" + declared.where() + " has " + declared.policies() + ", for one): "
+                    + ENABLE_PROCESSOR;
+        } else if (indexed.isEmpty()) {
+            condition = "missing " + declared.where();
+            problem = declared.where() + " has " + declared.policies() + " but is not in " + IndexFormat.LOCATION
+                    + ", so the OpenAPI document will not show its limits; was its class compiled without the "
+                    + "processor? " + ENABLE_PROCESSOR;
+        } else if (!agrees(indexed, declared.policies())) {
+            condition = "stale " + declared.where();
+            problem = declared.where() + " has " + declared.policies() + " but " + IndexFormat.LOCATION + " says "
+                    + indexed.get(0).policies() + ", so the OpenAPI document shows other limits than the application "
+                    + "enforces: the index is older than the code; rebuild the application";
+        } else {
+            return null;
+        }
+        if (reported.add(condition)) {
+            LOG.log(Level.WARNING, "ratelimit-openapi: " + problem);
+        }
+        return problem;
+    }
+
+    /** The entries of the method, under the resource class or (sub-resource implementations) a supertype. */
+    private List<IndexedOperation> find(Class<?> resourceClass, Method method) {
+        for (Class<?> c = resourceClass; c != null && c != Object.class; c = c.getSuperclass()) {
+            List<IndexedOperation> found = index.byJavaMethod(IndexFormat.methodKey(c, method));
+            if (!found.isEmpty()) {
+                return found;
+            }
+            for (Class<?> i : c.getInterfaces()) {
+                found = index.byJavaMethod(IndexFormat.methodKey(i, method));
+                if (!found.isEmpty()) {
+                    return found;
+                }
+            }
+        }
+        return List.of();
+    }
+
+    private static boolean agrees(List<IndexedOperation> indexed, List<RateLimitPolicy> declared) {
+        for (IndexedOperation op : indexed) {
+            if (!op.policies().equals(declared)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** What a missing index means and the fix, in every message that reports one. */
+    public static final String ENABLE_PROCESSOR = "the index is written by ratelimit-openapi's annotation processor when "
+            + "the application compiles; on JDK 23 and later javac runs it only when told to: add "
+            + "<maven.compiler.proc>full</maven.compiler.proc> to the pom's properties (javac -proc:full), or list "
+            + "dev.ratelimit:ratelimit-openapi in the compiler plugin's annotationProcessorPaths";
+}

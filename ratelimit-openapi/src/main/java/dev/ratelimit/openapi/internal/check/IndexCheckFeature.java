@@ -1,0 +1,40 @@
+package dev.ratelimit.openapi.internal.check;
+
+import jakarta.ws.rs.container.DynamicFeature;
+import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.core.FeatureContext;
+import jakarta.ws.rs.ext.Provider;
+import java.lang.reflect.Method;
+
+/**
+ * Runs the {@link IndexCheck} on every resource method as the application deploys. Registers
+ * nothing: it only reports. Tolerates the container's own resource classes, and being called twice
+ * for one method.
+ */
+@Provider
+public class IndexCheckFeature implements DynamicFeature {
+
+    @Override
+    public void configure(ResourceInfo resourceInfo, FeatureContext context) {
+        Class<?> resourceClass = resourceInfo.getResourceClass();
+        Method method = resourceInfo.getResourceMethod();
+        if (resourceClass == null || method == null || resourceClass.getName().startsWith("org.glassfish.jersey.")) {
+            return;
+        }
+        Class<?> userClass = userClass(resourceClass);
+        ClassLoader loader = userClass.getClassLoader();
+        if (loader != null) {
+            IndexCheck.of(loader).check(userClass, method);
+        }
+    }
+
+    /** The class a user wrote, under a container's proxy or subclass. */
+    private static Class<?> userClass(Class<?> type) {
+        Class<?> c = type;
+        while (c.getSuperclass() != null && (c.isSynthetic() || c.getName().contains("$$")
+                || c.getName().contains("$Proxy$_$$_Weld"))) {
+            c = c.getSuperclass();
+        }
+        return c;
+    }
+}

@@ -1,0 +1,36 @@
+package dev.ratelimit.openapi.internal.index;
+
+import dev.ratelimit.RateLimitPolicy;
+import java.util.List;
+
+/**
+ * One resource method under one path, as the processor saw it. A method reached through several
+ * sub-resource locators has one entry per path.
+ *
+ * @param rootClass    binary name of the root resource class whose tree holds the entry (the
+ *                     processor replaces all entries of a root class when it compiles it again)
+ * @param httpMethod   {@code GET}, {@code POST}, ...
+ * @param path         the path below the application path (class, locators and method {@code @Path}), normalized
+ * @param javaMethod   the resource method, see {@link IndexFormat#methodKey}
+ * @param classLimits  the {@code @RateLimit}s of the resource class (the sub-resource class for a
+ *                     sub-resource method), in declaration order
+ * @param methodLimits the method's own {@code @RateLimit}s, in declaration order
+ */
+public record IndexedMethod(String rootClass, String httpMethod, String path, String javaMethod,
+                            List<RateLimitPolicy> classLimits, List<RateLimitPolicy> methodLimits) {
+
+    public IndexedMethod {
+        classLimits = List.copyOf(classLimits);
+        methodLimits = List.copyOf(methodLimits);
+    }
+
+    /** The binary name of the resource class, from {@link #javaMethod()}. */
+    public String resourceClass() {
+        return javaMethod.substring(0, javaMethod.indexOf('#'));
+    }
+
+    /** True when the class or the method declares a limit (so a module limit does not apply). */
+    public boolean hasOwnLimits() {
+        return !classLimits.isEmpty() || !methodLimits.isEmpty();
+    }
+}

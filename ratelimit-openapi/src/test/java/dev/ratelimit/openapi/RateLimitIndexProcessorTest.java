@@ -1,0 +1,177 @@
+package dev.ratelimit.openapi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.openapi.TestCompiler.Processing;
+import dev.ratelimit.openapi.TestCompiler.Result;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import javax.tools.Diagnostic;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The processor, run by the JDK's compiler on small applications, found on the class path as a build finds it. */
+class RateLimitIndexProcessorTest {
+
+    private static final String APP = """
+            package app;
+            @jakarta.ws.rs.ApplicationPath("/v1/")
+            @dev.ratelimit.RateLimit(permitLimit = 50, windowSeconds = 10, name = "module")
+            public class App extends jakarta.ws.rs.core.Application {}
+            """;
+
+    private static final String ORDERS = """
+            package app;
+            import dev.ratelimit.RateLimit;
+            import jakarta.ws.rs.*;
+            @Path("orders")
+            public class Orders {
+                @GET @RateLimit(permitLimit = 3, windowSeconds = 60) public String all() { return ""; }
+                @GET @Path("{id: [0-9]{1,9}}") public String one(@PathParam("id") long id) { return ""; }
+                @Path("{id}/lines") public Lines lines(@PathParam("id") long id) { return new Lines(); }
+                @Path("{id}/notes") public Class<Notes> notes() { return Notes.class; }
+                public String notAResourceMethod() { return ""; }
+                public static class Lines {
+                    @GET public String all() { return ""; }
+                    @PUT @Path("{n}") @RateLimit(permitLimit = 2, windowSeconds = 1, name = "edit")
+                    public void put(@PathParam("n") int n, String[] body) {}
+                }
+            }
+            """;
+
+    private static final String NOTES = """
+            package app;
+            @dev.ratelimit.RateLimit(permitLimit = 7, windowSeconds = 70, name = "notes")
+            public class Notes {
+                @jakarta.ws.rs.GET public String all() { return ""; }
+            }
+            """;
+
+    @Test
+    void indexesRootResourcesSubResourcesAndTheApplication(@TempDir Path out) {
+        Result result = TestCompiler.compile(out, Processing.DOCUMENTED_LINE,
+                Map.of("app.App", APP, "app.Orders", ORDERS, "app.Notes", NOTES));
+        assertThat(result.success()).as(result.messages(Diagnostic.Kind.ERROR)).isTrue();
+        assertThat(result.records()).containsExactly(
+                "ratelimit-index\t1",
+                "application\tapp.App\t/v1\tmodule;50;10;TRANSPORT",
+                "method\tapp.Orders\tGET\t/orders\tapp.Orders#all()\t\tdefault;3;60;TRANSPORT",
+                "method\tapp.Orders\tGET\t/orders/{id}\tapp.Orders#one(long)\t\t",
+                "method\tapp.Orders\tGET\t/orders/{id}/lines\tapp.Orders$Lines#all()\t\t",
+                "method\tapp.Orders\tPUT\t/orders/{id}/lines/{n}\tapp.Orders$Lines#put(int,java.lang.String[])\t\tedit;2;1;TRANSPORT",
+                "method\tapp.Orders\tGET\t/orders/{id}/notes\tapp.Notes#all()\tnotes;7;70;TRANSPORT\t");
+    }
+
+    @Test
+    void followsJakartaRestAnnotationInheritanceFromSuperclassesAndInterfaces(@TempDir Path out) {
+        Result result = TestCompiler.compile(out, Processing.DOCUMENTED_LINE, Map.of(
+                "app.Api", """
+                        package app;
+                        import jakarta.ws.rs.*;
+                        @Path("/things")
+                        public interface Api {
+                            @GET String list();
+                            @DELETE @Path("{id}") void remove(@PathParam("id") String id);
+                        }
+                        """,
+                "app.Base", """
+                        package app;
+                        public abstract class Base implements Api {
+                            @jakarta.ws.rs.POST public void create(String body) {}
+                        }
+                        """,
+                "app.Things", """
+                        package app;
+                        import dev.ratelimit.RateLimit;
+                        public class Things extends Base {
+                            @Override @RateLimit(permitLimit = 9, windowSeconds = 9, name = "list") public String list() { return ""; }
+                            @Override public void remove(String id) {}
+                        }
+                        """));
+        assertThat(result.success()).as(result.messages(Diagnostic.Kind.ERROR)).isTrue();
+        assertThat(result.records()).containsExactly(
+                "ratelimit-index\t1",
+                "method\tapp.Things\tGET\t/things\tapp.Things#list()\t\tlist;9;9;TRANSPORT",
+                "method\tapp.Things\tPOST\t/things\tapp.Things#create(java.lang.String)\t\t",
+                "method\tapp.Things\tDELETE\t/things/{id}\tapp.Things#remove(java.lang.String)\t\t");
+    }
+
+    @Test
+    void aLimitTheRuntimeWouldRejectIsACompileErrorNamingTheMethodAndTheValue(@TempDir Path out) {
+        Result result = TestCompiler.compile(out, Processing.DOCUMENTED_LINE, Map.of("app.Bad", """
+                package app;
+                import dev.ratelimit.RateLimit;
+                import jakarta.ws.rs.*;
+                @Path("bad")
+                public class Bad {
+                    @GET @RateLimit(permitLimit = 0, windowSeconds = 60) public String zero() { return ""; }
+                    @POST @RateLimit(permitLimit = 1, windowSeconds = 1, name = "x") @RateLimit(permitLimit = 2, windowSeconds = 2, name = "x")
+                    public void twice(String body) {}
+                }
+                """));
+        assertThat(result.success()).isFalse();
+        assertThat(result.messages(Diagnostic.Kind.ERROR)).contains(
+                "@RateLimit on Bad.zero(): permitLimit must be >= 1, was 0",
+                "@RateLimit on Bad.twice(String): name \"x\" is used by more than one limit covering the method");
+    }
+
+    @Test
+    void anIncrementalCompilationIndexesTheClassesItDidNotCompileFromTheirClassFiles(@TempDir Path out) {
+        Result full = TestCompiler.compile(out, Processing.DOCUMENTED_LINE,
+                Map.of("app.App", APP, "app.Orders", ORDERS, "app.Notes", NOTES));
+        assertThat(full.success()).isTrue();
+        Result partial = TestCompiler.compile(out, Processing.DOCUMENTED_LINE, List.of(out), Map.of("app.Notes", """
+                package app;
+                @dev.ratelimit.RateLimit(permitLimit = 8, windowSeconds = 80, name = "notes")
+                @jakarta.ws.rs.Path("notes")
+                public class Notes {
+                    @jakarta.ws.rs.GET public String all() { return ""; }
+                }
+                """));
+        assertThat(partial.success()).as(partial.messages(Diagnostic.Kind.ERROR)).isTrue();
+        assertThat(partial.records()).contains(
+                "application\tapp.App\t/v1\tmodule;50;10;TRANSPORT",
+                "method\tapp.Orders\tGET\t/orders\tapp.Orders#all()\t\tdefault;3;60;TRANSPORT",
+                // Orders was not compiled again: its locator is followed from its class file to the new Notes
+                "method\tapp.Orders\tGET\t/orders/{id}/notes\tapp.Notes#all()\tnotes;8;80;TRANSPORT\t",
+                "method\tapp.Notes\tGET\t/notes\tapp.Notes#all()\tnotes;8;80;TRANSPORT\t");
+    }
+
+    @Test
+    void theSameSourcesGiveTheSameBytes(@TempDir Path out) throws Exception {
+        Map<String, String> sources = Map.of("app.App", APP, "app.Orders", ORDERS, "app.Notes", NOTES);
+        String first = TestCompiler.compile(out.resolve("a"), Processing.DOCUMENTED_LINE, sources).index().orElseThrow();
+        String second = TestCompiler.compile(out.resolve("b"), Processing.DOCUMENTED_LINE, sources).index().orElseThrow();
+        assertThat(second).isEqualTo(first);
+    }
+
+    @Test
+    void aCompilationWithoutJakartaRestWritesNoIndex(@TempDir Path out) {
+        Result result = TestCompiler.compile(out, Processing.DOCUMENTED_LINE,
+                Map.of("app.Plain", "package app; public class Plain {}"));
+        assertThat(result.success()).isTrue();
+        assertThat(result.index()).isEmpty();
+    }
+
+    @Test
+    void withoutTheDocumentedLineOnlyJdksBefore23RunTheProcessor(@TempDir Path out) {
+        Result result = TestCompiler.compile(out, Processing.JDK_DEFAULT, Map.of("app.App", APP, "app.Orders", ORDERS,
+                "app.Notes", NOTES));
+        assertThat(result.success()).isTrue();
+        if (Runtime.version().feature() >= 23) {
+            assertThat(result.index()).as("JDK 23+ runs no processor from the class path by default").isEmpty();
+        } else {
+            assertThat(result.index()).isPresent();
+        }
+        assertThat(TestCompiler.compile(out.resolve("off"), Processing.OFF, Map.of("app.App", APP)).index()).isEmpty();
+    }
+
+    @Test
+    void theIndexOfThisBuildsTestApplicationWasWrittenUnderTheDocumentedConfiguration() throws Exception {
+        // the test sources compile with <proc>full</proc> (see the pom), on whatever JDK runs the build
+        Path index = Path.of(RateLimitIndexProcessorTest.class.getResource("/META-INF/ratelimit/resource-methods.idx").toURI());
+        assertThat(Files.readString(index)).contains("application\tdev.ratelimit.openapi.testapp.ShopApplication\t/api");
+    }
+}

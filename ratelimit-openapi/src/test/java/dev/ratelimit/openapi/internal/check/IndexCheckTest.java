@@ -1,0 +1,65 @@
+package dev.ratelimit.openapi.internal.check;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimitScope;
+import dev.ratelimit.openapi.internal.index.IndexFile;
+import dev.ratelimit.openapi.internal.index.IndexedApplication;
+import dev.ratelimit.openapi.internal.index.IndexedMethod;
+import dev.ratelimit.openapi.internal.index.ResourceIndex;
+import dev.ratelimit.openapi.testapp.AccountResource;
+import dev.ratelimit.openapi.testapp.Item;
+import dev.ratelimit.openapi.testapp.ItemResource;
+import dev.ratelimit.openapi.testapp.ReviewResource;
+import dev.ratelimit.openapi.testapp.ShopApplication;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The start-up check on the test application, whose index this build wrote. */
+class IndexCheckTest {
+
+    private final IndexCheck check = IndexCheck.of(IndexCheckTest.class.getClassLoader());
+
+    @Test
+    void methodsWhoseIndexAgreesWithTheCodeAreNotReported() throws Exception {
+        assertThat(check.check(ItemResource.class, ItemResource.class.getMethod("all"))).isNull();
+        assertThat(check.check(ItemResource.class, ItemResource.class.getMethod("one", long.class))).isNull();
+        assertThat(check.check(ItemResource.class, ItemResource.class.getMethod("create", Item.class))).isNull();
+        assertThat(check.check(ReviewResource.class, ReviewResource.class.getMethod("all"))).isNull();
+        assertThat(check.check(AccountResource.class, AccountResource.class.getMethod("all"))).isNull();
+    }
+
+    @Test
+    void aLimitedMethodWithoutAnyIndexIsReportedWithTheFix() throws Exception {
+        IndexCheck none = new IndexCheck(ResourceIndex.of(List.of()), null);
+        assertThat(none.check(ItemResource.class, ItemResource.class.getMethod("all")))
+                .contains("no META-INF/ratelimit/resource-methods.idx", "ItemResource.all()",
+                        "<maven.compiler.proc>full</maven.compiler.proc>");
+    }
+
+    @Test
+    void aLimitedMethodMissingFromTheIndexIsReported() throws Exception {
+        IndexCheck other = new IndexCheck(ResourceIndex.of(List.of(new IndexFile("other", List.of(),
+                List.of(new IndexedMethod("x.R", "GET", "/x", "x.R#x()", List.of(), List.of()))))), null);
+        assertThat(other.check(ItemResource.class, ItemResource.class.getMethod("all")))
+                .contains("ItemResource.all() has [\"default\" 3/60s TRANSPORT] but is not in");
+    }
+
+    @Test
+    void anIndexOlderThanTheCodeIsReported() throws Exception {
+        RateLimitPolicy old = new RateLimitPolicy("module", 10, 60, RateLimitScope.TRANSPORT);
+        IndexCheck stale = new IndexCheck(ResourceIndex.of(List.of(new IndexFile("stale",
+                List.of(new IndexedApplication(ShopApplication.class.getName(), "/api", List.of(old))),
+                List.of(new IndexedMethod(ItemResource.class.getName(), "GET", "/items/{id}",
+                        ItemResource.class.getName() + "#one(long)", List.of(), List.of()))))), ShopApplication.class);
+        assertThat(stale.check(ItemResource.class, ItemResource.class.getMethod("one", long.class)))
+                .contains("has [\"module\" 100/60s TRANSPORT]", "says [\"module\" 10/60s TRANSPORT]", "rebuild");
+    }
+
+    @Test
+    void aMethodWithoutLimitsIsNeverReported() throws Exception {
+        IndexCheck none = new IndexCheck(ResourceIndex.of(List.of()), null);
+        assertThat(none.check(ItemResource.class, ItemResource.class.getMethod("delete", long.class))).isNull();
+    }
+}

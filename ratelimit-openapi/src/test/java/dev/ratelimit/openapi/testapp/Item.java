@@ -1,0 +1,4 @@
+package dev.ratelimit.openapi.testapp;
+
+public record Item(long id, String name) {
+}

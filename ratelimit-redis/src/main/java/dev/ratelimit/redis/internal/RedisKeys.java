@@ -1,0 +1,80 @@
+package dev.ratelimit.redis.internal;
+
+/**
+ * The key of the count of (name, partition): {@code <prefix>{<n>:<partition>}<name>}, where {@code n}
+ * is the partition's length in UTF-8 bytes; e.g. {@code ratelimit:{13:X-Api-Key:abc}burst}.
+ *
+ * <ul>
+ *   <li>No forgery, no collision: the length says where the partition ends, whatever it contains
+ *       ({@code :}, braces, nothing at all), and names never contain braces; so a key determines its
+ *       (name, partition), and two different pairs never share a count. A partition that is not
+ *       well-formed UTF-16 (a lone surrogate, which UTF-8 cannot carry) is written as {@code x} and
+ *       four hex digits per char instead; that form starts with a letter, the other with a digit.</li>
+ *   <li>Redis Cluster: the hash tag is the text between the first <code>{</code> (ours: a prefix may
+ *       not contain braces) and the next <code>}</code>. It depends on the partition alone and is never
+ *       empty, so all counts of one request, which share its partition, live in one slot, and one
+ *       script can touch them all.</li>
+ * </ul>
+ * Immutable.
+ */
+public final class RedisKeys {
+
+    /** Default of {@code ratelimit.redis.key-prefix}. */
+    public static final String DEFAULT_PREFIX = "ratelimit:";
+
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+    private final String prefix;
+
+    /** @throws IllegalArgumentException when the prefix contains a brace (it would take over the hash tag) */
+    public RedisKeys(String prefix) {
+        if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+            throw new IllegalArgumentException("must not contain '{' or '}'");
+        }
+        this.prefix = prefix;
+    }
+
+    public String prefix() {
+        return prefix;
+    }
+
+    /** The hash tag that every count of the partition carries, braces included. */
+    public static String tag(String partition) {
+        int bytes = utf8Length(partition);
+        if (bytes < 0) {
+            StringBuilder hex = new StringBuilder(partition.length() * 4 + 3).append("{x");
+            for (int i = 0; i < partition.length(); i++) {
+                char c = partition.charAt(i);
+                hex.append(HEX[c >>> 12]).append(HEX[(c >>> 8) & 15]).append(HEX[(c >>> 4) & 15]).append(HEX[c & 15]);
+            }
+            return hex.append('}').toString();
+        }
+        return "{" + bytes + ':' + partition + '}';
+    }
+
+    /** The key of the count of {@code name} (a policy name: no braces) under a partition's {@link #tag}. */
+    public String key(String tag, String name) {
+        return prefix + tag + name;
+    }
+
+    /** UTF-8 length of {@code s}; -1 when it holds a lone surrogate. */
+    static int utf8Length(String s) {
+        int bytes = 0;
+        for (int i = 0, n = s.length(); i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                bytes += 1;
+            } else if (c < 0x800) {
+                bytes += 2;
+            } else if (!Character.isSurrogate(c)) {
+                bytes += 3;
+            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                bytes += 4;
+                i++;
+            } else {
+                return -1;
+            }
+        }
+        return bytes;
+    }
+}

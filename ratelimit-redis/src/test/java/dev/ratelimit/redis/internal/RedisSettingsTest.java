@@ -1,0 +1,65 @@
+package dev.ratelimit.redis.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ratelimit.internal.resolve.InvalidRateLimitException;
+import dev.ratelimit.redis.OnFailure;
+import io.smallrye.config.PropertiesConfigSource;
+import io.smallrye.config.SmallRyeConfigBuilder;
+import java.time.Duration;
+import java.util.Map;
+import org.eclipse.microprofile.config.Config;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class RedisSettingsTest {
+
+    @Test
+    void defaultsWhenNothingIsSet() {
+        RedisSettings settings = RedisSettings.load(config(Map.of()));
+        assertThat(settings).isEqualTo(new RedisSettings(null, false, Duration.ofMillis(250), "ratelimit:", OnFailure.FAIL));
+    }
+
+    @Test
+    void readsEveryKey() {
+        RedisSettings settings = RedisSettings.load(config(Map.of(
+                "ratelimit.redis.uri", " rediss://:pw@redis.example:6380/2 ",
+                "ratelimit.redis.cluster", "TRUE",
+                "ratelimit.redis.timeout-millis", "40",
+                "ratelimit.redis.key-prefix", "shop:rl:",
+                "ratelimit.redis.on-failure", "Local")));
+        assertThat(settings).isEqualTo(new RedisSettings("rediss://:pw@redis.example:6380/2", true,
+                Duration.ofMillis(40), "shop:rl:", OnFailure.LOCAL));
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', value = {
+            "ratelimit.redis.uri|http://127.0.0.1:6379|must be a Redis URI",
+            "ratelimit.redis.uri|redis://127.0.0.1:port|must be a Redis URI",
+            "ratelimit.redis.timeout-millis|abc|an integer from 1 to 60000",
+            "ratelimit.redis.timeout-millis|0|an integer from 1 to 60000",
+            "ratelimit.redis.timeout-millis|60001|an integer from 1 to 60000",
+            "ratelimit.redis.on-failure|sometimes|fail, allow or local",
+            "ratelimit.redis.key-prefix|app{1}:|without '{' or '}'",
+            "ratelimit.redis.cluster|yes|true or false"})
+    void aMalformedValueFailsNamingTheKeyAndTheValue(String key, String value, String expected) {
+        assertThatThrownBy(() -> RedisSettings.load(config(Map.of(key, value))))
+                .isInstanceOf(InvalidRateLimitException.class)
+                .hasMessageStartingWith("ratelimit configuration: " + key + " must be ")
+                .hasMessageContaining(expected)
+                .hasMessageEndingWith(", was \"" + value + "\"");
+    }
+
+    @Test
+    void aMalformedUriIsReportedWithoutItsPassword() {
+        assertThatThrownBy(() -> RedisSettings.load(config(Map.of("ratelimit.redis.uri", "redis://user:hunter2@host:port"))))
+                .hasMessageContaining("\"redis://***@host:port\"")
+                .hasMessageNotContaining("hunter2");
+    }
+
+    private static Config config(Map<String, String> properties) {
+        return new SmallRyeConfigBuilder().withSources(new PropertiesConfigSource(properties, "test", 500)).build();
+    }
+}

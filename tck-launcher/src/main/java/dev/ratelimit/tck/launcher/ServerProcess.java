@@ -1,0 +1,274 @@
+package dev.ratelimit.tck.launcher;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.System.Logger.Level;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A server in a child process that never outlives the JVM that started it. Three guards stop it:
+ * {@link #close()} (the suite ended, passed or failed), a shutdown hook (Ctrl-C, {@code System.exit}, a
+ * fork that Maven abandons), and a watchdog process that stops it once this JVM is gone without running
+ * its hooks ({@code kill -9}). On Linux the server runs in a session and process group of its own
+ * ({@code setsid}), so that stopping it reaches every process it started, even one whose parent exited,
+ * and a Ctrl-C in the terminal reaches it only through this JVM.
+ *
+ * <p>Thread-safety: {@link #close()} is synchronized and idempotent (the shutdown hook may race the
+ * normal close); everything else is called by the thread that started the server.
+ */
+public final class ServerProcess implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger("dev.ratelimit.tck.launcher");
+    private static final Path SETSID = Path.of("/usr/bin/setsid");
+    private static final Duration GRACE = Duration.ofSeconds(30);
+    private static final Duration POLL = Duration.ofMillis(250);
+    private static final int LOG_TAIL_LINES = 60;
+
+    private final String name;
+    private final Process process;
+    private final boolean ownGroup;
+    private final Process watchdog;
+    private final Path log;
+    private final Thread shutdownHook;
+    private final long startedNanos = System.nanoTime();
+    private boolean closed;
+
+    private ServerProcess(String name, Process process, boolean ownGroup, Process watchdog, Path log) {
+        this.name = name;
+        this.process = process;
+        this.ownGroup = ownGroup;
+        this.watchdog = watchdog;
+        this.log = log;
+        this.shutdownHook = new Thread(this::close, "tck-launcher-stop-" + name);
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /**
+     * Starts {@code command} in {@code workDir}, with {@code environment} added to this JVM's, its output
+     * appended to {@code log}.
+     */
+    public static ServerProcess start(String name, List<String> command, Map<String, String> environment,
+                                      Path workDir, Path log) {
+        boolean ownGroup = Files.isExecutable(SETSID);
+        List<String> argv = new ArrayList<>();
+        if (ownGroup) {
+            argv.add(SETSID.toString());
+        }
+        argv.addAll(command);
+        try {
+            Files.createDirectories(log.toAbsolutePath().getParent());
+            Files.writeString(log, "$ " + String.join(" ", command) + System.lineSeparator(), StandardCharsets.UTF_8);
+            ProcessBuilder builder = new ProcessBuilder(argv).directory(workDir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .redirectInput(ProcessBuilder.Redirect.from(nullDevice()));
+            builder.environment().putAll(environment);
+            Process process = builder.start();
+            Process watchdog = ownGroup ? watchdog(process.pid()) : null;
+            LOG.log(Level.INFO, name + ": started pid " + process.pid() + ": " + String.join(" ", command)
+                    + " (output in " + log + ")");
+            return new ServerProcess(name, process, ownGroup, watchdog, log);
+        } catch (IOException e) {
+            throw new UncheckedIOException(name + ": could not start " + command, e);
+        }
+    }
+
+    /**
+     * Waits until {@code GET probe} answers 200. Each attempt sends an {@code X-Api-Key} of its own, so
+     * that waiting spends from no count the suite uses.
+     *
+     * @throws IllegalStateException when the process exits first or the time runs out, with the end of its output
+     */
+    public Duration awaitReady(URI probe, Duration timeout) {
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String last = "no answer";
+        for (int attempt = 1; System.nanoTime() < deadline; attempt++) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(name + " exited with status " + process.exitValue()
+                        + " before " + probe + " answered" + tail());
+            }
+            try {
+                HttpResponse<Void> response = client.send(HttpRequest.newBuilder(probe)
+                        .header("X-Api-Key", "tck-launcher-ready-" + attempt)
+                        .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.discarding());
+                if (response.statusCode() == 200) {
+                    Duration took = Duration.ofNanos(System.nanoTime() - startedNanos);
+                    LOG.log(Level.INFO, name + ": the application answers at " + probe + ", " + seconds(took)
+                            + " s after the start; RSS " + rssMiB() + " MiB");
+                    return took;
+                }
+                last = "status " + response.statusCode();
+            } catch (IOException e) {
+                last = e.toString();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(name + ": interrupted while waiting for " + probe, e);
+            }
+            sleep(POLL);
+        }
+        throw new IllegalStateException(name + ": " + probe + " did not answer 200 within " + timeout.toSeconds()
+                + " s (last: " + last + ")" + tail());
+    }
+
+    /** The resident memory of the server's process tree in MiB, or -1 where /proc cannot tell. */
+    public long rssMiB() {
+        long kib = 0;
+        for (ProcessHandle handle : tree()) {
+            long one = rssKiB(handle.pid());
+            if (one < 0) {
+                return -1;
+            }
+            kib += one;
+        }
+        return kib / 1024;
+    }
+
+    /** Stops the server and everything it started: TERM, then KILL after a grace period. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        long stopping = System.nanoTime();
+        List<ProcessHandle> tree = tree();
+        long rss = rssMiB();
+        signal(tree, false);
+        boolean stopped = awaitExit(tree, GRACE);
+        if (!stopped) {
+            LOG.log(Level.WARNING, name + ": still running " + GRACE.toSeconds() + " s after TERM; killing it");
+            signal(tree, true);
+            awaitExit(tree, Duration.ofSeconds(10));
+        }
+        if (watchdog != null) {
+            watchdog.destroyForcibly();
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+            // this is the shutdown hook running
+        }
+        LOG.log(Level.INFO, name + ": stopped in " + seconds(Duration.ofNanos(System.nanoTime() - stopping))
+                + " s (ran " + seconds(Duration.ofNanos(stopping - startedNanos)) + " s; RSS at the end " + rss
+                + " MiB)");
+    }
+
+    private List<ProcessHandle> tree() {
+        List<ProcessHandle> tree = new ArrayList<>();
+        ProcessHandle root = process.toHandle();
+        tree.add(root);
+        try (Stream<ProcessHandle> descendants = root.descendants()) {
+            descendants.forEach(tree::add);
+        }
+        return tree;
+    }
+
+    private void signal(List<ProcessHandle> tree, boolean kill) {
+        if (ownGroup) {
+            run("kill", kill ? "-KILL" : "-TERM", "--", "-" + process.pid());
+        }
+        for (ProcessHandle handle : tree) {
+            if (kill) {
+                handle.destroyForcibly();
+            } else {
+                handle.destroy();
+            }
+        }
+    }
+
+    private static boolean awaitExit(List<ProcessHandle> tree, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (ProcessHandle handle : tree) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0 && handle.isAlive()) {
+                return false;
+            }
+            try {
+                handle.onExit().get(Math.max(left, 1), TimeUnit.NANOSECONDS);
+            } catch (Exception e) {
+                if (handle.isAlive()) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Stops the server's process group once this JVM is gone: the guard for a JVM killed without hooks. */
+    private static Process watchdog(long serverPid) throws IOException {
+        String script = "while kill -0 \"$1\" 2>/dev/null; do sleep 1; done; "
+                + "kill -TERM -- -\"$2\" 2>/dev/null; sleep 20; kill -KILL -- -\"$2\" 2>/dev/null";
+        return new ProcessBuilder(SETSID.toString(), "sh", "-c", script, "tck-launcher-watchdog",
+                Long.toString(ProcessHandle.current().pid()), Long.toString(serverPid))
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectInput(ProcessBuilder.Redirect.from(nullDevice()))
+                .start();
+    }
+
+    private static void run(String... command) {
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            p.waitFor(10, TimeUnit.SECONDS);
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "could not run " + String.join(" ", command) + ": " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static long rssKiB(long pid) {
+        Path status = Path.of("/proc", Long.toString(pid), "status");
+        try {
+            for (String line : Files.readAllLines(status, StandardCharsets.UTF_8)) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+            return 0;
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    private String tail() {
+        try {
+            List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+            List<String> last = lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size());
+            return "; the end of " + log + ":" + System.lineSeparator() + String.join(System.lineSeparator(), last);
+        } catch (IOException | RuntimeException e) {
+            return "; see " + log;
+        }
+    }
+
+    private static java.io.File nullDevice() {
+        return new java.io.File(System.getProperty("os.name").startsWith("Windows") ? "NUL" : "/dev/null");
+    }
+
+    private static String seconds(Duration d) {
+        return String.format(java.util.Locale.ROOT, "%.1f", d.toMillis() / 1000.0);
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
