@@ -15,6 +15,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -37,8 +38,11 @@ import java.util.function.LongSupplier;
  * answer in time, {@link OnFailure} decides. One warning is logged per outage. Lettuce reconnects by
  * itself; an application never needs a restart.
  *
- * <p>Thread-safe and non-blocking: stages complete on Lettuce's I/O threads (or the JDK's timeout
- * thread), and nothing done there blocks. Close it to release the connection and the client's threads.
+ * <p>Thread-safe and non-blocking: every field is final (Lettuce's connection and the in-process
+ * fallback are thread-safe themselves) but {@code closed}, a volatile flag that silences the outage log
+ * once closing fails the calls in flight. Stages complete on Lettuce's I/O threads (or the JDK's
+ * timeout thread), and nothing done there blocks. Close it to release the connection and the client's
+ * threads.
  */
 public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 
@@ -88,7 +92,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
         });
         this.description = "RedisRateLimitStore(uri=" + RedisSettings.redact(b.uriText) + ", cluster=" + b.cluster
                 + ", timeout-millis=" + b.timeout.toMillis() + ", key-prefix=" + b.keyPrefix
-                + ", on-failure=" + onFailure.name().toLowerCase(java.util.Locale.ROOT)
+                + ", on-failure=" + onFailure.name().toLowerCase(Locale.ROOT)
                 + (testClock == null ? "" : ", test clock") + ")";
         this.connector = new RedisConnector(b.uri, b.cluster, b.timeout);
     }
@@ -283,7 +287,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
         private Builder(String uri) {
             this.uriText = uri;
             this.uri = RedisURI.create(uri);
-            String scheme = uri.substring(0, uri.indexOf(':')).toLowerCase(java.util.Locale.ROOT);
+            String scheme = uri.substring(0, uri.indexOf(':')).toLowerCase(Locale.ROOT);
             if (scheme.equals("redis") || scheme.equals("rediss") || scheme.startsWith("redis+")) {
                 // Lettuce takes "host:port" with a malformed port for a host name; java.net.URI does not
                 try {

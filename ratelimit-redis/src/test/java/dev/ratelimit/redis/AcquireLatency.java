@@ -75,7 +75,7 @@ public final class AcquireLatency {
         } finally {
             client.shutdown();
             if (redis != null) {
-                redis.stop();
+                redis.close();
             }
         }
     }

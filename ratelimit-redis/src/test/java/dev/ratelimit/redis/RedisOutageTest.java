@@ -89,6 +89,7 @@ class RedisOutageTest {
         assertThat(decide(fail, "before", limit).outcomes().get(0).remaining()).isEqualTo(1);
 
         REDIS.stop();
+        RateLimitDecision firstLocal = null;
         for (int i = 0; i < 5; i++) {
             long started = System.nanoTime();
             assertThatThrownBy(() -> decide(fail, "down", limit))
@@ -107,7 +108,10 @@ class RedisOutageTest {
             RateLimitDecision counted = decide(local, "down", limit);
             assertWithinTimeout(started);
             assertThat(counted.allowed()).as("local request " + i).isEqualTo(i < 2);
+            firstLocal = firstLocal == null ? counted : firstLocal;
         }
+        local.releaseAsync(firstLocal).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertThat(decide(local, "down", limit).allowed()).as("given back to the local count").isTrue();
         assertThat(warnings()).as("one warning per store and outage").hasSize(3)
                 .allSatisfy(w -> assertThat(w).contains("does not answer"));
         assertThat(warnings()).anySatisfy(w -> assertThat(w).contains("on-failure=local"));

@@ -47,7 +47,7 @@ class SameAsInProcessTest {
         try (RedisRateLimitStore redis = RedisRateLimitStore.builder(REDIS.uri())
                 .keyPrefix("same-" + seed + ":").timeout(Duration.ofSeconds(5)).nanoClock(clock::get).build()) {
             List<RateLimitDecision[]> spent = new ArrayList<>();
-            for (int op = 0; op < 2_000; op++) {
+            for (int op = 0; op < 4_000; op++) {
                 int kind = random.nextInt(10);
                 if (kind < 6) {
                     String partition = PARTITIONS[random.nextInt(PARTITIONS.length)];

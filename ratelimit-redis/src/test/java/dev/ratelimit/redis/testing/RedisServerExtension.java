@@ -63,6 +63,23 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
     @Override
     public void afterAll(ExtensionContext context) throws Exception {
         stop();
+        deleteDir();
+    }
+
+    /** Stops Redis and deletes its folder (its log); for a main that used {@link #startOnFreePort()}. */
+    public void close() throws IOException, InterruptedException {
+        stop();
+        deleteDir();
+    }
+
+    private void deleteDir() throws IOException {
+        if (dir != null) {
+            try (var files = Files.walk(dir)) {
+                for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
     }
 
     public int port() {

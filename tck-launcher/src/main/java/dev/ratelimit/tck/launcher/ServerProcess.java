@@ -209,8 +209,9 @@ public final class ServerProcess implements AutoCloseable {
 
     /** Stops the server's process group once this JVM is gone: the guard for a JVM killed without hooks. */
     private static Process watchdog(long serverPid) throws IOException {
+        // "kill -SIG -PGID" without "--": dash's kill takes no "--"
         String script = "while kill -0 \"$1\" 2>/dev/null; do sleep 1; done; "
-                + "kill -TERM -- -\"$2\" 2>/dev/null; sleep 20; kill -KILL -- -\"$2\" 2>/dev/null";
+                + "kill -TERM -\"$2\" 2>/dev/null; sleep 20; kill -KILL -\"$2\" 2>/dev/null";
         return new ProcessBuilder(SETSID.toString(), "sh", "-c", script, "tck-launcher-watchdog",
                 Long.toString(ProcessHandle.current().pid()), Long.toString(serverPid))
                 .redirectErrorStream(true)
