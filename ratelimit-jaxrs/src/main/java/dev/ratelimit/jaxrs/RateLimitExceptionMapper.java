@@ -32,7 +32,7 @@ public class RateLimitExceptionMapper implements ExceptionMapper<RateLimitExceed
 
     @Override
     public Response toResponse(RateLimitExceededException exception) {
-        return Response.status(TOO_MANY_REQUESTS).type(PROBLEM_JSON).entity(body(exception.getViolatedPolicies()))
+        return Response.status(Response.Status.TOO_MANY_REQUESTS).type(PROBLEM_JSON).entity(body(exception.getViolatedPolicies()))
                 .build();
     }
 

@@ -211,7 +211,9 @@ public final class ServerProcess implements AutoCloseable {
     private static Process watchdog(long serverPid) throws IOException {
         // "kill -SIG -PGID" without "--": dash's kill takes no "--"
         String script = "while kill -0 \"$1\" 2>/dev/null; do sleep 1; done; "
-                + "kill -TERM -\"$2\" 2>/dev/null; sleep 20; kill -KILL -\"$2\" 2>/dev/null";
+                + "kill -TERM -\"$2\" 2>/dev/null; "
+                + "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do "
+                + "kill -0 -\"$2\" 2>/dev/null || exit 0; sleep 1; done; kill -KILL -\"$2\" 2>/dev/null";
         return new ProcessBuilder(SETSID.toString(), "sh", "-c", script, "tck-launcher-watchdog",
                 Long.toString(ProcessHandle.current().pid()), Long.toString(serverPid))
                 .redirectErrorStream(true)
