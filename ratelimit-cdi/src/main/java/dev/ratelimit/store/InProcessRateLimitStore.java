@@ -24,7 +24,7 @@ import java.util.function.LongSupplier;
  * warning is logged at most once a minute.
  *
  * <p>Concurrency: one table per limit name, {@code ConcurrentHashMap<partition, count>}. Each count is
- * guarded by its own monitor; the counts of one request are locked in the order of their names (all
+ * guarded by its own lock ({@link SlidingWindowCount#lock()}); the counts of one request are locked in the order of their names (all
  * of a request's counts share its partition, and its names are distinct), so acquiring several
  * limits is atomic and cannot deadlock. {@code tracked} counts the entries of all tables, reserved
  * before an insert. {@code nextSweep} and {@code nextWarning} are clock readings claimed by CAS.
@@ -79,6 +79,45 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         return new RateLimitDecision(partition, List.of(decideAll(partition, policies)));
     }
 
+    /**
+     * Decides a single limit without allocating: what {@link #decide} does for a request with one
+     * limit, the result written into {@code into} instead of a new decision value. The decision path
+     * runs through here, so this is the code production runs; a caller that keeps one
+     * {@link Acquisition} per thread spends a permit with no garbage at all.
+     *
+     * @param partition the partition, from the {@code RateLimitPartitioner}
+     * @param policy    the limit
+     * @param into      receives the outcome; overwritten
+     * @return {@code into.allowed()}: true when a permit was spent (or the table was full and the
+     *         request is let through uncounted)
+     */
+    public boolean tryAcquire(String partition, RateLimitPolicy policy, Acquisition into) {
+        while (true) {
+            long now = clock.getAsLong();
+            SlidingWindowCount count = find(policy, partition, now);
+            if (count == null) {
+                into.set(true, policy.permitLimit(), -1, RateLimitDecision.NO_RECEIPT);
+                return true;
+            }
+            boolean live = count.lock();
+            try {
+                if (!live) {
+                    continue;
+                }
+                count.prepare(now, policy);
+                if (count.hasPermit()) {
+                    long receipt = count.spend();
+                    into.set(true, count.remaining(), count.nanosUntilOldestReturns(now), receipt);
+                    return true;
+                }
+                into.set(false, 0, count.nanosUntilOldestReturns(now), RateLimitDecision.NO_RECEIPT);
+                return false;
+            } finally {
+                count.unlock();
+            }
+        }
+    }
+
     @Override
     public void release(RateLimitDecision decision) {
         long now = clock.getAsLong();
@@ -89,10 +128,13 @@ public final class InProcessRateLimitStore implements RateLimitStore {
             ConcurrentHashMap<String, SlidingWindowCount> table = tables.get(outcome.policy().name());
             SlidingWindowCount count = table == null ? null : table.get(decision.partition());
             if (count != null) {
-                synchronized (count) {
-                    if (!count.evicted()) {
+                boolean live = count.lock();
+                try {
+                    if (live) {
                         count.giveBack(outcome.receipt(), now);
                     }
+                } finally {
+                    count.unlock();
                 }
             }
         }
@@ -114,24 +156,9 @@ public final class InProcessRateLimitStore implements RateLimitStore {
     }
 
     private Outcome decideOne(String partition, RateLimitPolicy policy) {
-        while (true) {
-            long now = clock.getAsLong();
-            SlidingWindowCount count = find(policy, partition, now);
-            if (count == null) {
-                return uncounted(policy);
-            }
-            synchronized (count) {
-                if (count.evicted()) {
-                    continue;
-                }
-                count.prepare(now, policy);
-                if (count.hasPermit()) {
-                    long receipt = count.spend();
-                    return new Outcome(policy, true, count.remaining(), count.nanosUntilOldestReturns(now), receipt);
-                }
-                return new Outcome(policy, false, 0, count.nanosUntilOldestReturns(now), RateLimitDecision.NO_RECEIPT);
-            }
-        }
+        Acquisition acquisition = new Acquisition();
+        tryAcquire(partition, policy, acquisition);
+        return acquisition.outcome(policy);
     }
 
     private Outcome[] decideAll(String partition, List<RateLimitPolicy> policies) {
@@ -158,8 +185,11 @@ public final class InProcessRateLimitStore implements RateLimitStore {
             if (count == null) {
                 return decideLocked(policies, counts, order, depth + 1, now, outcomes);
             }
-            synchronized (count) {
-                return !count.evicted() && decideLocked(policies, counts, order, depth + 1, now, outcomes);
+            boolean live = count.lock();
+            try {
+                return live && decideLocked(policies, counts, order, depth + 1, now, outcomes);
+            } finally {
+                count.unlock();
             }
         }
         boolean all = true;
@@ -265,16 +295,68 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         for (ConcurrentHashMap<String, SlidingWindowCount> table : tables.values()) {
             table.forEach((partition, count) -> {
                 boolean dropped;
-                synchronized (count) {
-                    dropped = !count.evicted() && count.idle(now);
+                boolean live = count.lock();
+                try {
+                    dropped = live && count.idle(now);
                     if (dropped) {
                         count.evict();
                     }
+                } finally {
+                    count.unlock();
                 }
                 if (dropped && table.remove(partition, count)) {
                     tracked.decrementAndGet();
                 }
             });
+        }
+    }
+
+    /**
+     * The outcome of {@link #tryAcquire} for one limit: mutable and reusable, so that deciding
+     * allocates nothing. Not thread-safe: keep one per thread, or make one per call.
+     */
+    public static final class Acquisition {
+        private boolean allowed;
+        private int remaining;
+        private long resetNanos;
+        private long receipt;
+
+        /** True when the count had a permit for this request (see {@link Outcome#allowed()}). */
+        public boolean allowed() {
+            return allowed;
+        }
+
+        /** Permits left after this request, {@code 0} when refused (see {@link Outcome#remaining()}). */
+        public int remaining() {
+            return remaining;
+        }
+
+        /** Nanoseconds until the oldest spent permit returns, {@code -1} when unknown (see {@link Outcome#resetNanos()}). */
+        public long resetNanos() {
+            return resetNanos;
+        }
+
+        /** Where the permit was spent, {@link RateLimitDecision#NO_RECEIPT} when nothing was (see {@link Outcome#receipt()}). */
+        public long receipt() {
+            return receipt;
+        }
+
+        /** The immutable outcome of {@code policy} this acquisition describes. */
+        public Outcome outcome(RateLimitPolicy policy) {
+            return new Outcome(policy, allowed, remaining, resetNanos, receipt);
+        }
+
+        void set(boolean allowed, int remaining, long resetNanos, long receipt) {
+            this.allowed = allowed;
+            this.remaining = remaining;
+            this.resetNanos = resetNanos;
+            this.receipt = receipt;
+        }
+
+        @Override
+        public String toString() {
+            return "Acquisition[allowed=" + allowed + ", remaining=" + remaining + ", resetNanos=" + resetNanos
+                    + ", receipt=" + receipt + "]";
         }
     }
 }

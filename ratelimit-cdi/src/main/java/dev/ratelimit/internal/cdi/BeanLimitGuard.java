@@ -84,7 +84,12 @@ public class BeanLimitGuard {
             return invocation.proceed();
         }
         String partition = ledger != null ? ledger.partition() : runtime.partitioner().partition(new CdiCaller());
-        RateLimitDecision decision = Decisions.await(runtime.store().acquire(partition, guarded.policies));
+        RateLimitDecision decision;
+        try {
+            decision = Decisions.await(runtime.store().acquire(partition, guarded.policies));
+        } catch (Decisions.StoreFailedException e) {
+            throw new Decisions.StoreFailedException(guarded.policies + " for " + guarded.limits.where(), e.getCause());
+        }
         if (ledger != null) {
             ledger.record(decision);
         }

@@ -37,5 +37,10 @@ public final class Decisions {
         public StoreFailedException(Throwable cause) {
             super("the rate limit store failed: " + cause, cause);
         }
+
+        /** @param what the limits and the method the store failed to decide, for the log */
+        public StoreFailedException(String what, Throwable cause) {
+            super("the rate limit store failed to decide " + what + ": " + cause, cause);
+        }
     }
 }

@@ -105,11 +105,33 @@ public final class RequestLedger {
     }
 
     /**
-     * Every limit decided, in order, for the list-valued headers. When refused: the limits decided
-     * before the refusal as they stand after their permits were given back, then the refusing
-     * decision's limits with the refusing ones last (the headline last of all).
+     * Every limit decided, in order, once each (a bean limit reached twice in one request is reported
+     * as it stood last), for the list-valued headers. When refused: the limits decided before the
+     * refusal as they stand after their permits were given back, then the refusing decision's limits
+     * with the refusing ones last (the headline last of all).
      */
     public synchronized List<Outcome> reported() {
+        List<Outcome> all = decidedInOrder();
+        List<Outcome> once = new ArrayList<>(all.size());
+        for (int i = 0; i < all.size(); i++) {
+            if (!reportedLater(all, i)) {
+                once.add(all.get(i));
+            }
+        }
+        return once;
+    }
+
+    private static boolean reportedLater(List<Outcome> all, int index) {
+        String name = all.get(index).policy().name();
+        for (int j = index + 1; j < all.size(); j++) {
+            if (all.get(j).policy().name().equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private List<Outcome> decidedInOrder() {
         List<Outcome> all = new ArrayList<>(4);
         if (refusal == null) {
             for (RateLimitDecision decision : decisions) {

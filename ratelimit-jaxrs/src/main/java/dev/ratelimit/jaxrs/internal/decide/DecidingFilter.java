@@ -7,12 +7,12 @@ import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.internal.cdi.BeanLimitGuard;
 import dev.ratelimit.internal.cdi.RateLimitRuntime;
 import dev.ratelimit.internal.engine.Decisions;
+import dev.ratelimit.internal.engine.FailureLog;
 import dev.ratelimit.internal.engine.RequestLedger;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
-import java.lang.System.Logger.Level;
 import java.lang.reflect.Method;
 import java.security.Principal;
 import java.util.List;
@@ -35,7 +35,7 @@ public abstract sealed class DecidingFilter implements ContainerRequestFilter
     /** The request property holding the {@link RequestLedger}. */
     public static final String LEDGER = RequestLedger.class.getName();
 
-    private static final System.Logger LOG = System.getLogger("dev.ratelimit");
+    private static final FailureLog STORE_FAILURES = new FailureLog(System.getLogger("dev.ratelimit"));
 
     private final RateLimitRuntime runtime;
     private final BeanLimitGuard beans;
@@ -110,7 +110,8 @@ public abstract sealed class DecidingFilter implements ContainerRequestFilter
 
     private void storeFailed(ContainerRequestContext request, Throwable failure) {
         Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-        LOG.log(Level.ERROR, "ratelimit: the store failed to decide " + policies + " for " + where, cause);
+        STORE_FAILURES.failed("ratelimit: the store failed to decide " + policies + " for " + where
+                + "; the request was answered 500", cause);
         request.abortWith(Response.serverError().build());
     }
 

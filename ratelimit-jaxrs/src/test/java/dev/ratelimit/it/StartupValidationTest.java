@@ -1,0 +1,222 @@
+package dev.ratelimit.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.ratelimit.RateLimit;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.core.Application;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * An invalid declaration or setting fails the deployment with a message naming the element and the
+ * value (SPEC 2, 8); it is never silently accepted. A resource method's limits fail Jersey's start
+ * (the DynamicFeature resolves them); a CDI bean's limits and the configuration fail the Weld start.
+ */
+class StartupValidationTest {
+
+    @Path("/zero")
+    public static class ZeroPermits {
+        @GET
+        @RateLimit(permitLimit = 0)
+        public String get() {
+            return "never";
+        }
+    }
+
+    @Path("/window")
+    public static class ZeroWindow {
+        @GET
+        @RateLimit(windowSeconds = 0)
+        public String get() {
+            return "never";
+        }
+    }
+
+    @Path("/blank")
+    public static class BlankName {
+        @GET
+        @RateLimit(name = " ")
+        public String get() {
+            return "never";
+        }
+    }
+
+    @Path("/dup")
+    @RateLimit(name = "a", permitLimit = 5)
+    public static class ClassAndMethodShareAName {
+        @GET
+        @RateLimit(name = "a", permitLimit = 3)
+        public String get() {
+            return "never";
+        }
+    }
+
+    @Path("/dup-method")
+    public static class MethodRepeatsAName {
+        @GET
+        @RateLimit(name = "a", permitLimit = 5)
+        @RateLimit(name = "a", permitLimit = 3)
+        public String get() {
+            return "never";
+        }
+    }
+
+    @Path("/named-x")
+    public static class MethodNamedX {
+        @GET
+        @RateLimit(name = "x", permitLimit = 3)
+        public String get() {
+            return "never";
+        }
+    }
+
+    @Path("/unlimited")
+    public static class Unlimited {
+        @GET
+        public String get() {
+            return "ok";
+        }
+    }
+
+    @RateLimit(name = "x", permitLimit = 50)
+    public static class ModuleNamedX extends Application {
+    }
+
+    @RateLimit(name = "m", permitLimit = 50)
+    @RateLimit(name = "m", permitLimit = 60)
+    public static class ModuleRepeatsAName extends Application {
+    }
+
+    @ApplicationScoped
+    public static class InvalidBean {
+        @RateLimit(permitLimit = 0)
+        public String work() {
+            return "never";
+        }
+    }
+
+    @ApplicationScoped
+    @RateLimit(name = "a")
+    public static class BeanClassAndMethodShareAName {
+        @RateLimit(name = "a", permitLimit = 3)
+        public String work() {
+            return "never";
+        }
+    }
+
+    @Test
+    void zeroPermitLimitOnResourceMethodFailsStartUpNamingMethodAndValue() {
+        Throwable failure = startFailure(Embedded.builder().resources(ZeroPermits.class));
+
+        assertThat(Failures.messages(failure))
+                .anySatisfy(m -> assertThat(m).contains("ZeroPermits.get()").contains("permitLimit must be >= 1, was 0"));
+    }
+
+    @Test
+    void zeroWindowOnResourceMethodFailsStartUpNamingMethodAndValue() {
+        Throwable failure = startFailure(Embedded.builder().resources(ZeroWindow.class));
+
+        assertThat(Failures.messages(failure))
+                .anySatisfy(m -> assertThat(m).contains("ZeroWindow.get()").contains("windowSeconds").contains("was 0"));
+    }
+
+    @Test
+    void blankNameOnResourceMethodFailsStartUpNamingMethodAndValue() {
+        Throwable failure = startFailure(Embedded.builder().resources(BlankName.class));
+
+        assertThat(Failures.messages(failure))
+                .anySatisfy(m -> assertThat(m).contains("BlankName.get()").contains("name").contains("was \" \""));
+    }
+
+    @Test
+    void classAndMethodLimitWithOneNameFailStartUp() {
+        Throwable failure = startFailure(Embedded.builder().resources(ClassAndMethodShareAName.class));
+
+        assertThat(Failures.messages(failure))
+                .anySatisfy(m -> assertThat(m).contains("ClassAndMethodShareAName.get()").contains("name \"a\""));
+    }
+
+    @Test
+    void twoMethodLimitsWithOneNameFailStartUp() {
+        Throwable failure = startFailure(Embedded.builder().resources(MethodRepeatsAName.class));
+
+        assertThat(Failures.messages(failure))
+                .anySatisfy(m -> assertThat(m).contains("MethodRepeatsAName.get()").contains("name \"a\""));
+    }
+
+    @Test
+    void globalLimitNamedLikeAMethodLimitFailsStartUp() {
+        Throwable failure = startFailure(Embedded.builder()
+                .config("ratelimit.global.permit-limit", "100")
+                .config("ratelimit.global.name", "x")
+                .resources(MethodNamedX.class));
+
+        assertThat(Failures.messages(failure))
+                .anySatisfy(m -> assertThat(m).contains("MethodNamedX.get()").contains("name \"x\""));
+    }
+
+    @Test
+    void globalLimitNamedLikeTheModuleLimitFailsStartUp() {
+        Throwable failure = startFailure(Embedded.builder()
+                .config("ratelimit.global.permit-limit", "100")
+                .config("ratelimit.global.name", "x")
+                .application(ModuleNamedX.class)
+                .resources(Unlimited.class));
+
+        assertThat(Failures.messages(failure))
+                .anySatisfy(m -> assertThat(m).contains("Unlimited.get()").contains("name \"x\""));
+    }
+
+    @Test
+    void twoModuleLimitsWithOneNameFailStartUp() {
+        Throwable failure = startFailure(Embedded.builder()
+                .application(ModuleRepeatsAName.class)
+                .resources(Unlimited.class));
+
+        assertThat(Failures.messages(failure)).anySatisfy(m -> assertThat(m).contains("name \"m\""));
+    }
+
+    @Test
+    void invalidLimitOnPlainCdiBeanFailsTheContainerStart() {
+        Throwable failure = catchThrowable(() -> Embedded.builder().beans(InvalidBean.class).startCdi().close());
+
+        assertThat(failure).as("Weld start").isNotNull();
+        assertThat(Failures.messages(failure))
+                .anySatisfy(m -> assertThat(m).contains("InvalidBean.work()").contains("permitLimit must be >= 1, was 0"));
+    }
+
+    @Test
+    void beanClassAndMethodLimitWithOneNameFailTheContainerStart() {
+        Throwable failure = catchThrowable(
+                () -> Embedded.builder().beans(BeanClassAndMethodShareAName.class).startCdi().close());
+
+        assertThat(failure).as("Weld start").isNotNull();
+        assertThat(Failures.messages(failure))
+                .anySatisfy(m -> assertThat(m).contains("BeanClassAndMethodShareAName.work()").contains("name \"a\""));
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource({
+            "ratelimit.max-tracked-partitions, abc",
+            "ratelimit.global.permit-limit, -1",
+            "ratelimit.global.scope, NOPE",
+            "ratelimit.global.window-seconds, 0",
+    })
+    void malformedSettingFailsStartUpNamingKeyAndValue(String key, String value) {
+        Throwable failure = startFailure(Embedded.builder().config(key, value).resources(Unlimited.class));
+
+        assertThat(Failures.messages(failure))
+                .anySatisfy(m -> assertThat(m).contains(key).contains("\"" + value + "\""));
+    }
+
+    private static Throwable startFailure(Embedded.Builder app) {
+        Throwable failure = catchThrowable(() -> app.start().close());
+        assertThat(failure).as("start-up failure").isNotNull();
+        return failure;
+    }
+}
