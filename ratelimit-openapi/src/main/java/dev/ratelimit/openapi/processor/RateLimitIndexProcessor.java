@@ -106,8 +106,9 @@ public final class RateLimitIndexProcessor extends AbstractProcessor {
             try {
                 writeIndex();
             } catch (RuntimeException e) {
-                // a bug here must not hide behind a stack trace in javac's output
-                messager.printMessage(Diagnostic.Kind.ERROR, "ratelimit-openapi: could not write "
+                // A bug here must not fail the application's build, nor hide: the application's start-up
+                // check reports the limits that the index then lacks.
+                messager.printMessage(Diagnostic.Kind.MANDATORY_WARNING, "ratelimit-openapi: could not write "
                         + IndexFormat.LOCATION + ": " + e);
             }
         }
@@ -192,7 +193,7 @@ public final class RateLimitIndexProcessor extends AbstractProcessor {
             String key = methodKey(type, method);
             if (!httpMethods.isEmpty()) {
                 List<Limit> own = limitsOn(method);
-                if (own.isEmpty() && declaration != method) {
+                if (own.isEmpty() && !declaration.equals(method)) {
                     own = limitsOn(declaration); // what runtimes that report the annotated declaration read
                 }
                 String where = describe(type, method);
@@ -523,7 +524,7 @@ public final class RateLimitIndexProcessor extends AbstractProcessor {
                 IndexFormat.write(out, applications, methods);
             }
         } catch (IOException e) {
-            messager.printMessage(Diagnostic.Kind.ERROR, "ratelimit-openapi: could not write "
+            messager.printMessage(Diagnostic.Kind.MANDATORY_WARNING, "ratelimit-openapi: could not write "
                     + IndexFormat.LOCATION + ": " + e.getMessage());
             return;
         }

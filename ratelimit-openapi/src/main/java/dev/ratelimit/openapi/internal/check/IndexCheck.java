@@ -10,9 +10,7 @@ import dev.ratelimit.openapi.internal.index.ResourceIndex;
 import java.lang.System.Logger.Level;
 import java.lang.reflect.Method;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -22,15 +20,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * processor), or other limits in it than in the code (a stale index). One warning per method and
  * condition; nothing per request.
  *
- * <p>Thread-safe: instances are immutable but for {@link #reported}, a concurrent set; the cache of
- * instances is guarded by its own lock.
+ * <p>Thread-safe: the index and the module are immutable; {@link #reported} is a concurrent set.
+ * Not cached statically: it references the application's classes, so it lives as long as the
+ * feature of that application, and a redeployed application is not kept in memory.
  */
 public final class IndexCheck {
 
     private static final System.Logger LOG = System.getLogger("dev.ratelimit.openapi");
-
-    /** Guarded by itself: one check per application class loader. */
-    private static final Map<ClassLoader, IndexCheck> BY_LOADER = new WeakHashMap<>();
 
     private final ResourceIndex index;
     private final Class<?> module;
@@ -41,14 +37,10 @@ public final class IndexCheck {
         this.module = module;
     }
 
-    /** The check of the application whose classes {@code loader} loads. */
-    public static IndexCheck of(ClassLoader loader) {
-        synchronized (BY_LOADER) {
-            return BY_LOADER.computeIfAbsent(loader, l -> {
-                ResourceIndex index = ResourceIndex.load(l);
-                return new IndexCheck(index, moduleClass(index, l));
-            });
-        }
+    /** The check of the application whose classes {@code loader} loads: reads its index. */
+    public static IndexCheck load(ClassLoader loader) {
+        ResourceIndex index = ResourceIndex.load(loader);
+        return new IndexCheck(index, moduleClass(index, loader));
     }
 
     private static Class<?> moduleClass(ResourceIndex index, ClassLoader loader) {

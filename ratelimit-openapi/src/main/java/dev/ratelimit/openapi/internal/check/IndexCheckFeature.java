@@ -10,9 +10,14 @@ import java.lang.reflect.Method;
  * Runs the {@link IndexCheck} on every resource method as the application deploys. Registers
  * nothing: it only reports. Tolerates the container's own resource classes, and being called twice
  * for one method.
+ *
+ * <p>Thread-safe: {@link #check} is written once, under this object's lock, and read without it.
  */
 @Provider
 public class IndexCheckFeature implements DynamicFeature {
+
+    /** The application's index, read on the first resource method; one feature instance per application. */
+    volatile IndexCheck check;
 
     @Override
     public void configure(ResourceInfo resourceInfo, FeatureContext context) {
@@ -22,10 +27,21 @@ public class IndexCheckFeature implements DynamicFeature {
             return;
         }
         Class<?> userClass = userClass(resourceClass);
-        ClassLoader loader = userClass.getClassLoader();
-        if (loader != null) {
-            IndexCheck.of(loader).check(userClass, method);
+        IndexCheck c = check;
+        if (c == null) {
+            ClassLoader loader = userClass.getClassLoader();
+            if (loader == null) {
+                return;
+            }
+            synchronized (this) {
+                c = check;
+                if (c == null) {
+                    c = IndexCheck.load(loader);
+                    check = c;
+                }
+            }
         }
+        c.check(userClass, method);
     }
 
     /** The class a user wrote, under a container's proxy or subclass. */

@@ -58,7 +58,9 @@ public final class IndexFormat {
                 + "# Generated: do not edit.\n");
         out.write(HEADER + "\t" + VERSION + "\n");
         List<String> lines = new ArrayList<>();
-        for (IndexedApplication a : applications) {
+        List<IndexedApplication> sortedApplications = new ArrayList<>(applications);
+        sortedApplications.sort(Comparator.comparing(IndexedApplication::className));
+        for (IndexedApplication a : sortedApplications) {
             lines.add(String.join("\t", APPLICATION, a.className(), escape(a.path()), limits(a.moduleLimits())));
         }
         List<IndexedMethod> sorted = new ArrayList<>(methods);

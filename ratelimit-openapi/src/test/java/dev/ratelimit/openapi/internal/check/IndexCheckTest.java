@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 /** The start-up check on the test application, whose index this build wrote. */
 class IndexCheckTest {
 
-    private final IndexCheck check = IndexCheck.of(IndexCheckTest.class.getClassLoader());
+    private final IndexCheck check = IndexCheck.load(IndexCheckTest.class.getClassLoader());
 
     @Test
     void methodsWhoseIndexAgreesWithTheCodeAreNotReported() throws Exception {
