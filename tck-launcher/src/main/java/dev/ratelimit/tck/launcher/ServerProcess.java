@@ -1,5 +1,6 @@
 package dev.ratelimit.tck.launcher;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
@@ -13,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -121,6 +123,11 @@ public final class ServerProcess implements AutoCloseable {
         }
         throw new IllegalStateException(name + ": " + probe + " did not answer 200 within " + timeout.toSeconds()
                 + " s (last: " + last + ")" + tail());
+    }
+
+    /** The server's process id (on Linux also its process group's). */
+    public long pid() {
+        return process.pid();
     }
 
     /** The resident memory of the server's process tree in MiB, or -1 where /proc cannot tell. */
@@ -258,12 +265,12 @@ public final class ServerProcess implements AutoCloseable {
         }
     }
 
-    private static java.io.File nullDevice() {
-        return new java.io.File(System.getProperty("os.name").startsWith("Windows") ? "NUL" : "/dev/null");
+    private static File nullDevice() {
+        return new File(System.getProperty("os.name").startsWith("Windows") ? "NUL" : "/dev/null");
     }
 
     private static String seconds(Duration d) {
-        return String.format(java.util.Locale.ROOT, "%.1f", d.toMillis() / 1000.0);
+        return String.format(Locale.ROOT, "%.1f", d.toMillis() / 1000.0);
     }
 
     private static void sleep(Duration d) {

@@ -1,0 +1,119 @@
+package dev.ratelimit.benchmarks.inprocess;
+
+import dev.ratelimit.RateLimitPolicy;
+import dev.ratelimit.RateLimitScope;
+import dev.ratelimit.benchmarks.peers.Peers;
+import dev.ratelimit.store.InProcessRateLimitStore;
+import io.github.bucket4j.local.LocalBucket;
+import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
+import io.smallrye.faulttolerance.api.Guard;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * {@value #KEYS} keys, each operation a key drawn uniformly at random (a precomputed sequence, the same
+ * for every implementation), allowed path. The working set is far larger than the CPU's first-level
+ * caches: this is the cost of a permit for a client that is not the last one served. Ours keeps all
+ * {@value #KEYS} counts (its default {@code max-tracked-partitions}); the peers keep one limiter per
+ * key in a {@code ConcurrentHashMap}.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+@Threads(1)
+@State(Scope.Benchmark)
+public class UniformKeys {
+
+    static final int KEYS = 10_000;
+    private static final int SEQUENCE = 1 << 16;
+
+    final String[] keys = new String[KEYS];
+    final RateLimitPolicy policy = new RateLimitPolicy("perClient", Peers.PERMITS, (int) Peers.WINDOW.toSeconds(),
+            RateLimitScope.TRANSPORT);
+
+    InProcessRateLimitStore store;
+    final ConcurrentHashMap<String, LocalBucket> bucket4jSynchronized = new ConcurrentHashMap<>();
+    final ConcurrentHashMap<String, LocalBucket> bucket4jLockFree = new ConcurrentHashMap<>();
+    final ConcurrentHashMap<String, AtomicRateLimiter> resilience4j = new ConcurrentHashMap<>();
+    final ConcurrentHashMap<String, Guard> smallrye = new ConcurrentHashMap<>();
+    final AtomicInteger seeds = new AtomicInteger();
+
+    /** Each thread walks its own random sequence of keys. */
+    @State(Scope.Thread)
+    public static class PerThread {
+        final InProcessRateLimitStore.Acquisition acquisition = new InProcessRateLimitStore.Acquisition();
+        final int[] sequence = new int[SEQUENCE];
+        int next;
+
+        @Setup
+        public void setUp(UniformKeys benchmark) {
+            SplittableRandom random = new SplittableRandom(42 + benchmark.seeds.getAndIncrement());
+            for (int i = 0; i < SEQUENCE; i++) {
+                sequence[i] = random.nextInt(KEYS);
+            }
+        }
+
+        String key(String[] keys) {
+            return keys[sequence[next++ & (SEQUENCE - 1)]];
+        }
+    }
+
+    @Setup
+    public void setUp() {
+        store = new InProcessRateLimitStore(KEYS, System::nanoTime);
+        InProcessRateLimitStore.Acquisition warm = new InProcessRateLimitStore.Acquisition();
+        for (int i = 0; i < KEYS; i++) {
+            // distinct String instances, as a partitioner builds them per request
+            keys[i] = new String("sub:client-" + i);
+            store.tryAcquire(keys[i], policy, warm);
+            bucket4jSynchronized.put(keys[i], Peers.bucket4jSynchronized());
+            bucket4jLockFree.put(keys[i], Peers.bucket4jLockFree());
+            resilience4j.put(keys[i], Peers.resilience4jAtomic(keys[i]));
+            smallrye.put(keys[i], Peers.smallryeRateLimit());
+        }
+        if (store.trackedCounts() != KEYS) {
+            throw new IllegalStateException("expected " + KEYS + " counts, the store keeps " + store.trackedCounts());
+        }
+    }
+
+    /** Ours, the allocation-free primitive the decision path runs. */
+    @Benchmark
+    public boolean ratelimit_tryAcquire(PerThread thread) {
+        return store.tryAcquire(thread.key(keys), policy, thread.acquisition);
+    }
+
+    @Benchmark
+    public boolean bucket4j_synchronized(PerThread thread) {
+        return bucket4jSynchronized.get(thread.key(keys)).tryConsume(1);
+    }
+
+    @Benchmark
+    public boolean bucket4j_lockFree(PerThread thread) {
+        return bucket4jLockFree.get(thread.key(keys)).tryConsume(1);
+    }
+
+    @Benchmark
+    public boolean resilience4j_atomicRateLimiter(PerThread thread) {
+        return resilience4j.get(thread.key(keys)).acquirePermission();
+    }
+
+    @Benchmark
+    public Boolean smallrye_guardRateLimit(PerThread thread) {
+        return smallrye.get(thread.key(keys)).get(Peers.GUARDED, Boolean.class);
+    }
+}

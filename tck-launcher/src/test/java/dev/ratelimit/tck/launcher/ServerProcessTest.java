@@ -1,0 +1,96 @@
+package dev.ratelimit.tck.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** No process outlives {@link ServerProcess#close()}: not the server, not what it started, not the watchdog. */
+class ServerProcessTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void closeStopsTheServerAndAnOrphanItLeftInItsGroup() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/setsid")), "process groups need setsid (Linux)");
+        // A grandchild whose parent exits at once is no longer a descendant of the server: only the
+        // process group reaches it (as with a start script that forks the real server and returns).
+        String orphan = "sleep " + (100_000 + ThreadLocalRandom.current().nextInt(100_000));
+        String server = "sleep " + (200_000 + ThreadLocalRandom.current().nextInt(100_000));
+        ServerProcess process = ServerProcess.start("test", List.of("sh", "-c", "(" + orphan + " &); exec " + server),
+                Map.of(), dir, dir.resolve("server.log"));
+        awaitRunning(orphan);
+        awaitRunning(server);
+        awaitRunning("tck-launcher-watchdog " + ProcessHandle.current().pid() + " " + process.pid());
+
+        process.close();
+
+        assertThat(running(orphan)).as("the orphan in the server's group").isFalse();
+        assertThat(running(server)).as("the server").isFalse();
+        assertThat(running("tck-launcher-watchdog " + ProcessHandle.current().pid() + " " + process.pid()))
+                .as("its watchdog").isFalse();
+        process.close(); // idempotent
+    }
+
+    @Test
+    void serverThatExitsBeforeAnsweringFailsAtOnceWithItsOutput() {
+        ServerProcess process = ServerProcess.start("test", List.of("sh", "-c", "echo cannot bind the port; exit 3"),
+                Map.of(), dir, dir.resolve("server.log"));
+        try {
+            assertThatThrownBy(() -> process.awaitReady(URI.create("http://127.0.0.1:9/"), Duration.ofSeconds(60)))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("exited with status 3")
+                    .hasMessageContaining("cannot bind the port");
+        } finally {
+            process.close();
+        }
+    }
+
+    @Test
+    void environmentAndWorkingDirectoryReachTheServer() throws Exception {
+        ServerProcess process = ServerProcess.start("test", List.of("sh", "-c", "echo \"$GREETING\" > out.txt"),
+                Map.of("GREETING", "hello"), dir, dir.resolve("server.log"));
+        try {
+            Path out = dir.resolve("out.txt");
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while ((!Files.exists(out) || Files.readString(out).isBlank()) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(Files.readString(out).strip()).isEqualTo("hello");
+        } finally {
+            process.close();
+        }
+    }
+
+    private static void awaitRunning(String commandLine) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!running(commandLine)) {
+            assertThat(System.nanoTime()).as("%s started", commandLine).isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+
+    private static boolean running(String commandLine) {
+        return ProcessHandle.allProcesses().anyMatch(p -> commandLine(p).contains(commandLine));
+    }
+
+    /** The full command line, from /proc (ProcessHandle.Info truncates it on Linux). */
+    private static String commandLine(ProcessHandle p) {
+        try {
+            return new String(Files.readAllBytes(Path.of("/proc", Long.toString(p.pid()), "cmdline"))).replace('\0', ' ');
+        } catch (IOException | RuntimeException e) {
+            return p.info().commandLine().orElse("");
+        }
+    }
+}
