@@ -29,7 +29,7 @@ import org.jboss.weld.environment.se.WeldContainer;
 public final class TodosServer implements AutoCloseable {
 
     static final String LOOPBACK = "127.0.0.1";
-    private static final String[] LIBRARY_PACKAGES = {"dev.ratelimit.jaxrs"};
+    private static final String[] LIBRARY_PACKAGES = {"dev.ratelimit.jaxrs", "dev.ratelimit.openapi"};
     private static final String APPLICATION_PACKAGE = TodosServer.class.getPackageName();
 
     private final WeldContainer weld;
@@ -59,8 +59,10 @@ public final class TodosServer implements AutoCloseable {
         // Our close() stops HTTP before Weld; Weld's own hook could stop CDI under requests in flight.
         WeldContainer weld = new Weld().skipShutdownHook().initialize();
         try {
+            OpenApiEndpoint openApi = OpenApiEndpoint.build();
             HttpServer http = JdkHttpServerFactory.createHttpServer(
                     URI.create("http://" + host + ":" + port + "/"), resourceConfig());
+            http.createContext(OpenApiEndpoint.PATH, openApi);
             int bound = http.getAddress().getPort();
             String reachable = "0.0.0.0".equals(host) ? LOOPBACK : host;
             return new TodosServer(weld, http, URI.create("http://" + reachable + ":" + bound + "/"));

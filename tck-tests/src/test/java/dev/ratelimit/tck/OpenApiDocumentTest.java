@@ -1,0 +1,181 @@
+package dev.ratelimit.tck;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ratelimit.tck.support.Reply;
+import io.swagger.parser.OpenAPIParser;
+import io.swagger.v3.parser.core.models.ParseOptions;
+import io.swagger.v3.parser.core.models.SwaggerParseResult;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
+/**
+ * SPEC 9, the OpenAPI document the server publishes ({@code tck.openApiPath}, default {@code /openapi};
+ * Quarkus serves {@code /q/openapi}; {@code none} skips these tests): it parses and validates, and each
+ * limited operation states its limits and documents the 429 and the rate-limit headers. Global limits are
+ * configuration and are not published.
+ */
+class OpenApiDocumentTest extends TckTestBase {
+
+    static final String OPEN_API_PATH_PROPERTY = "tck.openApiPath";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * What a runtime itself adds outside OpenAPI, which swagger-parser reports: Payara's top-level
+     * {@code endpoints} map (its paths per context root). Nothing else is tolerated.
+     */
+    private static final List<String> RUNTIME_ADDITIONS = List.of("attribute endpoints is unexpected");
+    private static final List<String> RATE_LIMIT_HEADERS = List.of("RateLimit-Limit", "RateLimit-Remaining",
+            "RateLimit-Reset", "RateLimit-Policy", "RateLimit");
+
+    private JsonNode document;
+
+    @BeforeEach
+    void fetchTheDocument() {
+        assumeFalse("none".equalsIgnoreCase(openApiPath()), OPEN_API_PATH_PROPERTY + "=none: the server publishes no document");
+        Reply reply = server.anonymous().withHeader("Accept", "application/json").get(openApiPath()).assertStatus(200);
+        try {
+            document = JSON.readTree(reply.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException("the document served as JSON is not JSON: " + reply, e);
+        }
+    }
+
+    @Test
+    void theDocumentParsesAndValidatesWithoutErrorsOrWarningsAsJsonAndAsYaml() {
+        String json = server.anonymous().withHeader("Accept", "application/json").get(openApiPath()).assertStatus(200).body();
+        String yaml = server.anonymous().get(openApiPath()).assertStatus(200).body();
+        assertThat(yaml).as("the default format is YAML").doesNotStartWith("{");
+        assertThat(validationMessages(json)).as("swagger-parser on the JSON document").isEmpty();
+        assertThat(validationMessages(yaml)).as("swagger-parser on the YAML document").isEmpty();
+    }
+
+    @Test
+    void listingTodosStatesItsLimitAndDocumentsThe429AndTheHeaders() {
+        JsonNode list = operation("get", TODOS);
+        assertThat(limits(list)).containsExactly("default 3/60s TRANSPORT");
+        assertThat(list.path("description").asText()).contains("\"default\" allows 3 requests per 60 seconds");
+
+        JsonNode tooMany = resolve(list.at("/responses/429"));
+        assertThat(tooMany.isMissingNode()).as("GET /todos documents a 429: %s", list).isFalse();
+        JsonNode problem = resolve(tooMany.at("/content/application~1problem+json/schema"));
+        assertThat(fieldNames(problem.path("properties")))
+                .contains("type", "title", "status", "detail", "violated-policies");
+        List<String> on429 = new ArrayList<>(RATE_LIMIT_HEADERS);
+        on429.add("Retry-After");
+        assertDescribedHeaders(tooMany, on429);
+        for (String code : fieldNames(list.path("responses"))) {
+            if (!code.equals("429")) { // 200, or "default" as Payara writes it
+                assertDescribedHeaders(resolve(list.path("responses").path(code)), RATE_LIMIT_HEADERS);
+            }
+        }
+    }
+
+    @Test
+    void creatingTodosListsBurstAndHourly() {
+        JsonNode create = operation("post", TODOS);
+        assertThat(limits(create)).containsExactly("burst 5/1s TRANSPORT", "hourly 500/3600s TRANSPORT");
+        assertThat(create.at("/responses/429").isMissingNode()).isFalse();
+        for (String code : fieldNames(create.path("responses"))) {
+            assertDescribedHeaders(resolve(create.path("responses").path(code)), RATE_LIMIT_HEADERS);
+        }
+    }
+
+    @Test
+    void readingOneTodoListsTheModuleLimit() {
+        assertThat(limits(operation("get", TODOS + "/{id}"))).containsExactly("module 100/60s TRANSPORT");
+    }
+
+    @Test
+    void deletingATodoListsItsPrincipalScopedLimit() {
+        assertThat(limits(operation("delete", TODOS + "/{id}"))).containsExactly("delete 2/60s PRINCIPAL");
+    }
+
+    @Test
+    void noOperationPublishesTheGlobalLimit() {
+        for (JsonNode path : document.path("paths")) {
+            for (JsonNode operation : path) {
+                for (JsonNode limit : operation.path("x-ratelimit")) {
+                    assertThat(limit.path("name").asText()).as("%s", operation).isNotEqualTo(GLOBAL);
+                }
+            }
+        }
+    }
+
+    private static String openApiPath() {
+        String path = System.getProperty(OPEN_API_PATH_PROPERTY);
+        return path == null || path.isBlank() ? "/openapi" : path.trim();
+    }
+
+    /**
+     * The operation of {@code path} as the document names it; a runtime may put a prefix (a context root) in
+     * front of the application's paths.
+     */
+    private JsonNode operation(String method, String path) {
+        for (String documented : fieldNames(document.path("paths"))) {
+            if (documented.equals(path) || documented.endsWith(path)) {
+                JsonNode operation = document.path("paths").path(documented).path(method);
+                if (!operation.isMissingNode()) {
+                    return operation;
+                }
+            }
+        }
+        throw new AssertionError(method.toUpperCase() + " " + path + " is not in the document: " + fieldNames(document.path("paths")));
+    }
+
+    /** The {@code x-ratelimit} items as {@code name permitLimit/windowSeconds SCOPE}. */
+    private static List<String> limits(JsonNode operation) {
+        List<String> limits = new ArrayList<>();
+        for (JsonNode item : operation.path("x-ratelimit")) {
+            limits.add(item.path("name").asText() + " " + item.path("permitLimit").asInt() + "/"
+                    + item.path("windowSeconds").asInt() + "s " + item.path("scope").asText());
+        }
+        return limits;
+    }
+
+    private void assertDescribedHeaders(JsonNode response, List<String> names) {
+        JsonNode headers = response.path("headers");
+        for (String name : names) {
+            JsonNode header = resolve(headers.path(name));
+            assertThat(header.isMissingNode()).as("header %s in %s", name, response).isFalse();
+            assertThat(header.path("description").asText()).as("description of %s", name).isNotBlank();
+            assertThat(resolve(header.path("schema")).path("type").asText()).as("type of %s", name).isIn("integer", "string");
+        }
+    }
+
+    /** A local {@code $ref} followed to what it names. */
+    private JsonNode resolve(JsonNode node) {
+        JsonNode current = node;
+        for (int i = 0; i < 10 && current.has("$ref"); i++) {
+            String ref = current.path("$ref").asText();
+            assertThat(ref).as("a local reference").startsWith("#/");
+            current = document.at(ref.substring(1));
+        }
+        return current;
+    }
+
+    private static List<String> fieldNames(JsonNode node) {
+        List<String> names = new ArrayList<>();
+        for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+            names.add(it.next());
+        }
+        return names;
+    }
+
+    private static List<String> validationMessages(String document) {
+        ParseOptions options = new ParseOptions();
+        options.setResolve(true);
+        SwaggerParseResult result = new OpenAPIParser().readContents(document, null, options);
+        assertThat(result.getOpenAPI()).as("parsed: %s", result.getMessages()).isNotNull();
+        return result.getMessages() == null ? List.of()
+                : result.getMessages().stream().filter(m -> !RUNTIME_ADDITIONS.contains(m)).toList();
+    }
+}
