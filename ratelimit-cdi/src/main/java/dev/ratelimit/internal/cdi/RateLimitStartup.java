@@ -42,7 +42,7 @@ public class RateLimitStartup {
         List<ResolvedLimits> limited = new ArrayList<>();
         Set<Class<?>> seen = new HashSet<>();
         for (Bean<?> bean : beans.getBeans(Object.class, Any.Literal.INSTANCE)) {
-            Class<?> type = userClass(bean.getBeanClass());
+            Class<?> type = LimitResolver.userClass(bean.getBeanClass());
             if (!seen.add(type) || type.getName().startsWith("dev.ratelimit.internal.")) {
                 continue;
             }
@@ -79,13 +79,4 @@ public class RateLimitStartup {
                 && !method.isBridge();
     }
 
-    /** The class a user wrote, under a container's proxy or subclass. */
-    static Class<?> userClass(Class<?> type) {
-        Class<?> c = type;
-        while (c.getSuperclass() != null && (c.isSynthetic() || c.getName().contains("$$")
-                || c.getName().contains("$Proxy$_$$_Weld"))) {
-            c = c.getSuperclass();
-        }
-        return c;
-    }
 }

@@ -67,6 +67,16 @@ public final class LimitResolver {
         return element.isAnnotationPresent(RateLimit.class) || element.isAnnotationPresent(RateLimit.List.class);
     }
 
+    /** The class a user wrote, under a container's proxy or subclass (Weld, ArC, Liberty). */
+    public static Class<?> userClass(Class<?> type) {
+        Class<?> c = type;
+        while (c.getSuperclass() != null && (c.isSynthetic() || c.getName().contains("$$")
+                || c.getName().contains("$Proxy$_$$_Weld"))) {
+            c = c.getSuperclass();
+        }
+        return c;
+    }
+
     /** {@code TodoResource.create(TodoRequest)}: how messages name a method. */
     public static String describe(Class<?> type, Method method) {
         StringJoiner params = new StringJoiner(", ", "(", ")");

@@ -45,7 +45,7 @@ public class RateLimitFeature implements DynamicFeature {
         }
         Deployment d = deployment();
         ResolvedLimits limits = LimitResolver.forResourceMethod(d.runtime.settings().global(), d.moduleClass,
-                userClass(resourceClass), method);
+                LimitResolver.userClass(resourceClass), method);
         d.runtime.declared(limits);
         context.register(DecidingFilter.of(RateLimitScope.TRANSPORT, d.runtime, d.beans, method, limits.where(),
                 limits.policies(RateLimitScope.TRANSPORT)), TRANSPORT_PRIORITY);
@@ -75,13 +75,6 @@ public class RateLimitFeature implements DynamicFeature {
         return d;
     }
 
-    private static Class<?> userClass(Class<?> type) {
-        Class<?> c = type;
-        while (c.getSuperclass() != null && (c.isSynthetic() || c.getName().contains("$$"))) {
-            c = c.getSuperclass();
-        }
-        return c;
-    }
 
     private record Deployment(RateLimitRuntime runtime, BeanLimitGuard beans, Class<?> moduleClass,
                               DeferredRefusalFilter refusal, RateLimitResponseFilter headers) {

@@ -1,5 +1,6 @@
 package dev.ratelimit.openapi.internal.check;
 
+import dev.ratelimit.internal.resolve.LimitResolver;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.FeatureContext;
@@ -26,7 +27,7 @@ public class IndexCheckFeature implements DynamicFeature {
         if (resourceClass == null || method == null || resourceClass.getName().startsWith("org.glassfish.jersey.")) {
             return;
         }
-        Class<?> userClass = userClass(resourceClass);
+        Class<?> userClass = LimitResolver.userClass(resourceClass);
         IndexCheck c = check;
         if (c == null) {
             ClassLoader loader = userClass.getClassLoader();
@@ -44,13 +45,4 @@ public class IndexCheckFeature implements DynamicFeature {
         c.check(userClass, method);
     }
 
-    /** The class a user wrote, under a container's proxy or subclass. */
-    private static Class<?> userClass(Class<?> type) {
-        Class<?> c = type;
-        while (c.getSuperclass() != null && (c.isSynthetic() || c.getName().contains("$$")
-                || c.getName().contains("$Proxy$_$$_Weld"))) {
-            c = c.getSuperclass();
-        }
-        return c;
-    }
 }
