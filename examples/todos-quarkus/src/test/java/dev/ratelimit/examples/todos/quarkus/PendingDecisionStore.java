@@ -9,6 +9,7 @@ import io.vertx.core.Vertx;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Alternative;
+import jakarta.interceptor.Interceptor;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -20,9 +21,11 @@ import java.util.concurrent.TimeUnit;
  * 200 ms later, from another thread. Before answering it checks that the thread that asked, when it is
  * an event-loop thread, is free to run other work meanwhile, i.e. that nothing waits on it for the answer.
  * {@code -fail} keys get a failed answer. Every other partition is decided at once, in process.
+ * An application priority, so that it also replaces ratelimit-redis' producer (on this module's test class
+ * path; RedisOnQuarkusTest leaves this store out).
  */
 @Alternative
-@Priority(1)
+@Priority(Interceptor.Priority.APPLICATION)
 @ApplicationScoped
 public class PendingDecisionStore implements RateLimitStore {
 

@@ -1,0 +1,175 @@
+package dev.ratelimit.examples.todos.quarkus;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.redis.testing.Resp;
+import io.netty.util.concurrent.EventExecutor;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.vertx.core.Vertx;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.Test;
+
+/**
+ * ratelimit-redis inside Quarkus (with Lettuce 6.8 on Quarkus' Netty 4.1: Lettuce 7 needs Netty 4.2), against a real
+ * Redis started before Quarkus boots: the counts live in Redis, and a non-blocking resource method, whose
+ * filters Quarkus REST runs on the event loop, gets its decision from Redis while the event loops stay
+ * free.
+ */
+@QuarkusTest
+@TestProfile(RedisOnQuarkusTest.WithRedis.class)
+class RedisOnQuarkusTest {
+
+    /** Redis as the store: the test-only store of PendingDecisionOnTheEventLoopTest is left out. */
+    public static class WithRedis implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of(
+                    "quarkus.arc.exclude-types", PendingDecisionStore.class.getName(),
+                    // room for the frozen-Redis test below (the default, 250 ms, would fail those requests)
+                    "ratelimit.redis.timeout-millis", "5000");
+        }
+
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(RedisTestResource.class));
+        }
+    }
+
+    private static final long FROZEN_MILLIS = 1500;
+
+    @Inject
+    RateLimitStore store;
+
+    @Inject
+    Vertx vertx;
+
+    @ConfigProperty(name = "ratelimit.redis.uri")
+    String redisUri;
+
+    @TestHTTPResource("/todos")
+    URI todos;
+
+    @TestHTTPResource("/quarkus-test/non-blocking")
+    URI nonBlocking;
+
+    @Test
+    void theStoreIsRedis() {
+        // store is ArC's client proxy; its toString() is the store's
+        assertThat(store.toString()).startsWith(RedisRateLimitStore.class.getSimpleName() + "(uri=" + redisUri + ",");
+    }
+
+    @Test
+    void getTodosIsCountedInRedis() throws Exception {
+        String key = "redis-" + UUID.randomUUID();
+        long evalshaBefore = calls("evalsha");
+        for (int remaining = 2; remaining >= 0; remaining--) {
+            HttpResponse<String> allowed = get(todos, key);
+            assertThat(allowed.statusCode()).isEqualTo(200);
+            assertThat(allowed.headers().firstValue("RateLimit-Policy").orElse("")).contains("\"default\";q=3;w=60");
+            assertThat(allowed.headers().firstValue("RateLimit").orElse("")).contains("\"default\";r=" + remaining + ";t=60");
+            assertThat(allowed.headers().firstValue("Retry-After")).isEmpty();
+        }
+        HttpResponse<String> refused = get(todos, key);
+        assertThat(refused.statusCode()).isEqualTo(429);
+        assertThat(refused.headers().firstValue("Retry-After").map(Long::parseLong).orElseThrow()).isBetween(59L, 60L);
+        assertThat(refused.headers().firstValue("RateLimit").orElse("")).contains("\"default\";r=0;t=");
+        assertThat(refused.headers().firstValue("RateLimit-Remaining")).hasValue("0");
+        assertThat(refused.body()).contains("\"violated-policies\":[\"default\"]");
+
+        assertThat(calls("evalsha")).as("one script call per request").isEqualTo(evalshaBefore + 4);
+        try (Resp redis = redis()) {
+            @SuppressWarnings("unchecked")
+            List<Object> keys = (List<Object>) redis.call("KEYS", "ratelimit:*" + key + "*");
+            assertThat(keys).as("the partition's counts, in Redis").isNotEmpty();
+        }
+    }
+
+    @Test
+    void nonBlockingMethodWaitsForFrozenRedisWithoutHoldingAnEventLoop() throws Exception {
+        String key = "redis-nb-" + UUID.randomUUID();
+        assertThat(get(nonBlocking, key).body()).as("warm up; runs on the event loop").contains("eventloop");
+        long evalshaBefore = calls("evalsha");
+
+        // Freeze Redis (DEBUG SLEEP blocks the whole server), then send requests that must wait for it.
+        CompletableFuture<Object> frozen = CompletableFuture.supplyAsync(() -> {
+            try (Resp redis = redis()) {
+                return redis.call("DEBUG", "SLEEP", Double.toString(FROZEN_MILLIS / 1000.0));
+            }
+        });
+        Thread.sleep(100);
+        long sent = System.nanoTime();
+        HttpClient client = HttpClient.newHttpClient();
+        List<CompletableFuture<HttpResponse<String>>> pending = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            pending.add(client.sendAsync(request(nonBlocking, i < 2 ? key : key + "-" + i), HttpResponse.BodyHandlers.ofString()));
+        }
+        Thread.sleep(300);
+        assertThat(pending).as("the requests wait for Redis").noneMatch(CompletableFuture::isDone);
+
+        // Every event loop of Quarkus' Vert.x runs a task at once while the requests wait.
+        Map<String, Long> lagMillis = new HashMap<>();
+        for (EventExecutor loop : vertx.nettyEventLoopGroup()) {
+            long submitted = System.nanoTime();
+            String thread = loop.submit(() -> Thread.currentThread().getName()).get(5, TimeUnit.SECONDS);
+            lagMillis.put(thread, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - submitted));
+        }
+        assertThat(pending).as("still waiting for Redis after the probe").noneMatch(CompletableFuture::isDone);
+        assertThat(lagMillis).isNotEmpty().allSatisfy((loop, lag) -> assertThat(lag).as(loop).isLessThan(200));
+
+        assertThat(frozen.get(10, TimeUnit.SECONDS)).isEqualTo("OK");
+        List<Integer> statuses = new ArrayList<>();
+        for (CompletableFuture<HttpResponse<String>> response : pending) {
+            HttpResponse<String> r = response.get(10, TimeUnit.SECONDS);
+            statuses.add(r.statusCode());
+            if (r.statusCode() == 200) {
+                assertThat(r.body()).contains("eventloop");
+            }
+        }
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent))
+                .as("the answers came after Redis woke up").isGreaterThanOrEqualTo(FROZEN_MILLIS - 150);
+        // limit 2 on "non-blocking": the warm-up took one permit of key, so one of its two requests is refused
+        assertThat(statuses).containsExactlyInAnyOrder(200, 429, 200, 200, 200, 200);
+        assertThat(calls("evalsha")).as("decided by Redis").isEqualTo(evalshaBefore + 6);
+    }
+
+    private Resp redis() {
+        return new Resp(URI.create(redisUri).getPort());
+    }
+
+    private long calls(String command) {
+        try (Resp redis = redis()) {
+            for (String line : redis.string("INFO", "commandstats").split("\r\n")) {
+                if (line.startsWith("cmdstat_" + command + ":")) {
+                    String calls = line.substring(line.indexOf("calls=") + 6);
+                    return Long.parseLong(calls.substring(0, calls.indexOf(',')));
+                }
+            }
+            return 0;
+        }
+    }
+
+    private static HttpRequest request(URI uri, String key) {
+        return HttpRequest.newBuilder(uri).header("X-Api-Key", key).GET().build();
+    }
+
+    private static HttpResponse<String> get(URI uri, String key) throws Exception {
+        return HttpClient.newHttpClient().send(request(uri, key), HttpResponse.BodyHandlers.ofString());
+    }
+}
