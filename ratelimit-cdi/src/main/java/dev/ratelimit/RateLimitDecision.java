@@ -126,4 +126,55 @@ public final class RateLimitDecision {
             return new Outcome(policy, allowed, remaining + 1, resetNanos, NO_RECEIPT);
         }
     }
+
+    /**
+     * The outcome of one limit, mutable and reusable, for a store that decides without allocating
+     * ({@code InProcessRateLimitStore.tryAcquire}). Not thread-safe: keep one per thread, or make one
+     * per call. {@link #outcome} makes the immutable {@link Outcome}.
+     */
+    public static final class Acquisition {
+        private boolean allowed;
+        private int remaining;
+        private long resetNanos;
+        private long receipt;
+
+        /** True when the count had a permit for this request (see {@link Outcome#allowed()}). */
+        public boolean allowed() {
+            return allowed;
+        }
+
+        /** Permits left after this request, {@code 0} when refused (see {@link Outcome#remaining()}). */
+        public int remaining() {
+            return remaining;
+        }
+
+        /** Nanoseconds until the oldest spent permit returns, {@code -1} when unknown (see {@link Outcome#resetNanos()}). */
+        public long resetNanos() {
+            return resetNanos;
+        }
+
+        /** Where the permit was spent, {@link RateLimitDecision#NO_RECEIPT} when nothing was (see {@link Outcome#receipt()}). */
+        public long receipt() {
+            return receipt;
+        }
+
+        /** The immutable outcome of {@code policy} this acquisition describes. */
+        public Outcome outcome(RateLimitPolicy policy) {
+            return new Outcome(policy, allowed, remaining, resetNanos, receipt);
+        }
+
+        /** Written by the store that decides; the members mean what {@link Outcome}'s do. */
+        public void set(boolean allowed, int remaining, long resetNanos, long receipt) {
+            this.allowed = allowed;
+            this.remaining = remaining;
+            this.resetNanos = resetNanos;
+            this.receipt = receipt;
+        }
+
+        @Override
+        public String toString() {
+            return "Acquisition[allowed=" + allowed + ", remaining=" + remaining + ", resetNanos=" + resetNanos
+                    + ", receipt=" + receipt + "]";
+        }
+    }
 }

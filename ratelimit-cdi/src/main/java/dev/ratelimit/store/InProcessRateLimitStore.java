@@ -1,6 +1,7 @@
 package dev.ratelimit.store;
 
 import dev.ratelimit.RateLimitDecision;
+import dev.ratelimit.RateLimitDecision.Acquisition;
 import dev.ratelimit.RateLimitDecision.Outcome;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitStore;
@@ -24,10 +25,14 @@ import java.util.function.LongSupplier;
  * warning is logged at most once a minute.
  *
  * <p>Concurrency: one table per limit name, {@code ConcurrentHashMap<partition, count>}. Each count is
- * guarded by its own lock ({@link SlidingWindowCount#lock()}); the counts of one request are locked in the order of their names (all
- * of a request's counts share its partition, and its names are distinct), so acquiring several
- * limits is atomic and cannot deadlock. {@code tracked} counts the entries of all tables, reserved
+ * guarded by its own lock ({@link SlidingWindowCount#lock()}); the counts of one request are locked in
+ * the order of their names (all of a request's counts share its partition, and its names are
+ * distinct), so acquiring several limits is atomic and cannot deadlock. {@code tracked} counts the entries of all tables, reserved
  * before an insert. {@code nextSweep} and {@code nextWarning} are clock readings claimed by CAS.
+ * {@code firstNames} is a copy-on-write array of immutable entries, replaced under {@code this}.
+ *
+ * <p>The allowed path of a single limit ({@link #tryAcquire}) allocates nothing and takes one atomic
+ * instruction: see {@link SlidingWindowCount} and benchmarks/RESULTS.md.
  */
 public final class InProcessRateLimitStore implements RateLimitStore {
 
@@ -37,11 +42,20 @@ public final class InProcessRateLimitStore implements RateLimitStore {
     private static final System.Logger LOG = System.getLogger(InProcessRateLimitStore.class.getName());
     private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
     private static final long WARNING_INTERVAL_NANOS = 60_000_000_000L;
+    private static final int FIRST_NAMES = 8;
+    /**
+     * {@link #decide}'s holder, one per thread: a new one per call would be garbage whenever the
+     * compiler does not inline all of {@link #tryAcquire} (it is not small), and the decision path
+     * would allocate more than the decision it returns.
+     */
+    private static final ThreadLocal<Acquisition> HOLDER = ThreadLocal.withInitial(Acquisition::new);
 
     private final int maxTracked;
     private final LongSupplier clock;
     private final ConcurrentHashMap<String, ConcurrentHashMap<String, SlidingWindowCount>> tables =
             new ConcurrentHashMap<>();
+    /** Append-only (copy on write, under {@code this}), at most {@value #FIRST_NAMES}: see {@link #table}. */
+    private volatile Named[] firstNames = new Named[0];
     private final AtomicInteger tracked = new AtomicInteger();
     private final AtomicLong nextSweep;
     private final AtomicLong nextWarning;
@@ -83,7 +97,8 @@ public final class InProcessRateLimitStore implements RateLimitStore {
      * Decides a single limit without allocating: what {@link #decide} does for a request with one
      * limit, the result written into {@code into} instead of a new decision value. The decision path
      * runs through here, so this is the code production runs; a caller that keeps one
-     * {@link Acquisition} per thread spends a permit with no garbage at all.
+     * {@link Acquisition} per thread spends a permit with no garbage at all. The common case (a count
+     * in use, still in its newest step, with a permit left) takes no lock: one compare-and-set.
      *
      * @param partition the partition, from the {@code RateLimitPartitioner}
      * @param policy    the limit
@@ -97,6 +112,9 @@ public final class InProcessRateLimitStore implements RateLimitStore {
             SlidingWindowCount count = find(policy, partition, now);
             if (count == null) {
                 into.set(true, policy.permitLimit(), -1, RateLimitDecision.NO_RECEIPT);
+                return true;
+            }
+            if (count.spendWithoutLock(now, into)) {
                 return true;
             }
             boolean live = count.lock();
@@ -156,7 +174,7 @@ public final class InProcessRateLimitStore implements RateLimitStore {
     }
 
     private Outcome decideOne(String partition, RateLimitPolicy policy) {
-        Acquisition acquisition = new Acquisition();
+        Acquisition acquisition = HOLDER.get();
         tryAcquire(partition, policy, acquisition);
         return acquisition.outcome(policy);
     }
@@ -238,10 +256,7 @@ public final class InProcessRateLimitStore implements RateLimitStore {
 
     /** The count of (policy's name, partition), created if there is room; null when the table is full. */
     private SlidingWindowCount find(RateLimitPolicy policy, String partition, long now) {
-        ConcurrentHashMap<String, SlidingWindowCount> table = tables.get(policy.name());
-        if (table == null) {
-            table = tables.computeIfAbsent(policy.name(), name -> new ConcurrentHashMap<>());
-        }
+        ConcurrentHashMap<String, SlidingWindowCount> table = table(policy.name());
         SlidingWindowCount count = table.get(partition);
         if (count != null) {
             return count;
@@ -256,6 +271,44 @@ public final class InProcessRateLimitStore implements RateLimitStore {
             return raced;
         }
         return created;
+    }
+
+    /**
+     * The table of {@code name}. A policy's name is one {@code String} for the life of a deployment, so
+     * the first few names are found by identity in a short array, without hashing the name; the rest,
+     * and an equal name in another {@code String}, through {@code tables}.
+     */
+    private ConcurrentHashMap<String, SlidingWindowCount> table(String name) {
+        for (Named named : firstNames) {
+            if (named.name() == name) {
+                return named.table();
+            }
+        }
+        ConcurrentHashMap<String, SlidingWindowCount> table = tables.get(name);
+        if (table == null) {
+            table = tables.computeIfAbsent(name, n -> new ConcurrentHashMap<>());
+        }
+        remember(name, table);
+        return table;
+    }
+
+    private synchronized void remember(String name, ConcurrentHashMap<String, SlidingWindowCount> table) {
+        Named[] known = firstNames;
+        if (known.length == FIRST_NAMES) {
+            return;
+        }
+        for (Named named : known) {
+            if (named.name().equals(name)) {
+                return; // known under another String: that one keeps its place
+            }
+        }
+        Named[] grown = java.util.Arrays.copyOf(known, known.length + 1);
+        grown[known.length] = new Named(name, table);
+        firstNames = grown;
+    }
+
+    /** A name and its table, immutable. */
+    private record Named(String name, ConcurrentHashMap<String, SlidingWindowCount> table) {
     }
 
     private boolean reserve(long now) {
@@ -308,55 +361,6 @@ public final class InProcessRateLimitStore implements RateLimitStore {
                     tracked.decrementAndGet();
                 }
             });
-        }
-    }
-
-    /**
-     * The outcome of {@link #tryAcquire} for one limit: mutable and reusable, so that deciding
-     * allocates nothing. Not thread-safe: keep one per thread, or make one per call.
-     */
-    public static final class Acquisition {
-        private boolean allowed;
-        private int remaining;
-        private long resetNanos;
-        private long receipt;
-
-        /** True when the count had a permit for this request (see {@link Outcome#allowed()}). */
-        public boolean allowed() {
-            return allowed;
-        }
-
-        /** Permits left after this request, {@code 0} when refused (see {@link Outcome#remaining()}). */
-        public int remaining() {
-            return remaining;
-        }
-
-        /** Nanoseconds until the oldest spent permit returns, {@code -1} when unknown (see {@link Outcome#resetNanos()}). */
-        public long resetNanos() {
-            return resetNanos;
-        }
-
-        /** Where the permit was spent, {@link RateLimitDecision#NO_RECEIPT} when nothing was (see {@link Outcome#receipt()}). */
-        public long receipt() {
-            return receipt;
-        }
-
-        /** The immutable outcome of {@code policy} this acquisition describes. */
-        public Outcome outcome(RateLimitPolicy policy) {
-            return new Outcome(policy, allowed, remaining, resetNanos, receipt);
-        }
-
-        void set(boolean allowed, int remaining, long resetNanos, long receipt) {
-            this.allowed = allowed;
-            this.remaining = remaining;
-            this.resetNanos = resetNanos;
-            this.receipt = receipt;
-        }
-
-        @Override
-        public String toString() {
-            return "Acquisition[allowed=" + allowed + ", remaining=" + remaining + ", resetNanos=" + resetNanos
-                    + ", receipt=" + receipt + "]";
         }
     }
 }

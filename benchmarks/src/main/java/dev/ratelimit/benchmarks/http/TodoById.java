@@ -1,15 +1,11 @@
 package dev.ratelimit.benchmarks.http;
 
 import java.io.IOException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
@@ -21,8 +17,9 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 
 /**
  * The example's {@code GET /todos/1} over loopback, with its limits (the module limit, 100 per 60 s per
- * {@code X-Api-Key}) and with ratelimit switched off, same server, same resource classes. Throughput
- * (ops/s) and latency percentiles ({@code SampleTime}: p50, p99 in the JSON).
+ * {@code X-Api-Key}) and with ratelimit switched off, same server, same resource classes. The
+ * subclasses fix what is measured: {@link TodoByIdThroughput} (requests/s of all client threads) and
+ * {@link TodoByIdLatency} (a request's latency, sampled: p50, p99).
  *
  * <p>Never refusing: each request carries the next of {@code keys} API keys (the threads start at
  * different offsets), so that no key comes near its 100 permits a minute below about
@@ -32,20 +29,22 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  * benchmark. Server and load generator share the JVM and the machine's
  * cores, as they would share a box with wrk; they are the same for both variants.
  */
-@BenchmarkMode({Mode.Throughput, Mode.SampleTime})
-@OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 2)
+// Jersey and Weld on two cores take about 15 s of load to reach their steady state
+@Warmup(iterations = 10, time = 2)
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 @Threads(4)
-@State(Scope.Benchmark)
-public class TodoById {
+public abstract class TodoById {
 
     static final String PATH = "/todos/1";
 
-    /** API keys in rotation, a power of two; the smoke run uses fewer (its runs are short). */
-    @Param("32768")
-    public int keys;
+    /** How many API keys are in rotation. */
+    @State(Scope.Benchmark)
+    public static class Keys {
+        /** A power of two; the smoke run uses fewer (its runs are short). */
+        @Param("32768")
+        public int keys;
+    }
 
     /** The example as it ships, limits on. */
     @State(Scope.Benchmark)
@@ -122,16 +121,16 @@ public class TodoById {
     @State(Scope.Thread)
     public static class RateLimitOnClient extends Client {
         @Setup(Level.Trial)
-        public void open(TodoById benchmark, RateLimitOn server, BenchmarkParams params) throws IOException {
-            open(server.port[0], benchmark.keys, server.threads.getAndIncrement(), params.getThreads());
+        public void open(Keys keys, RateLimitOn server, BenchmarkParams params) throws IOException {
+            open(server.port[0], keys.keys, server.threads.getAndIncrement(), params.getThreads());
         }
     }
 
     @State(Scope.Thread)
     public static class RateLimitOffClient extends Client {
         @Setup(Level.Trial)
-        public void open(TodoById benchmark, RateLimitOff server, BenchmarkParams params) throws IOException {
-            open(server.port[0], benchmark.keys, server.threads.getAndIncrement(), params.getThreads());
+        public void open(Keys keys, RateLimitOff server, BenchmarkParams params) throws IOException {
+            open(server.port[0], keys.keys, server.threads.getAndIncrement(), params.getThreads());
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.ratelimit.benchmarks.inprocess;
 
+import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.benchmarks.peers.Peers;
@@ -56,7 +57,7 @@ public class UniformKeys {
     /** Each thread walks its own random sequence of keys. */
     @State(Scope.Thread)
     public static class PerThread {
-        final InProcessRateLimitStore.Acquisition acquisition = new InProcessRateLimitStore.Acquisition();
+        final RateLimitDecision.Acquisition acquisition = new RateLimitDecision.Acquisition();
         final int[] sequence = new int[SEQUENCE];
         int next;
 
@@ -76,7 +77,7 @@ public class UniformKeys {
     @Setup
     public void setUp() {
         store = new InProcessRateLimitStore(KEYS, System::nanoTime);
-        InProcessRateLimitStore.Acquisition warm = new InProcessRateLimitStore.Acquisition();
+        RateLimitDecision.Acquisition warm = new RateLimitDecision.Acquisition();
         for (int i = 0; i < KEYS; i++) {
             // distinct String instances, as a partitioner builds them per request
             keys[i] = new String("sub:client-" + i);

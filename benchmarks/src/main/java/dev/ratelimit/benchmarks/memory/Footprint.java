@@ -1,5 +1,6 @@
 package dev.ratelimit.benchmarks.memory;
 
+import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.benchmarks.peers.Peers;
@@ -18,6 +19,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
@@ -26,7 +28,7 @@ import org.openjdk.jol.info.GraphLayout;
 
 /**
  * Retained bytes per tracked limiter, measured with JOL (the object graph reachable from
- * {@value #INSTANCES} limiters, each having spent a permit, divided by {@value #INSTANCES}: what they
+ * {@code instances} limiters (10 000), each having spent a permit, divided by their number: what they
  * share is counted once, so it is amortized to almost nothing). The figure is the secondary result
  * {@code ·bytesPerLimiter}; the score is only the time the measurement took.
  *
@@ -35,18 +37,26 @@ import org.openjdk.jol.info.GraphLayout;
  *       a Resilience4j limiter; a SmallRye guard);</li>
  *   <li>{@code *_perKeyInMap}: a limiter per client key as an application keeps it, in a
  *       {@code ConcurrentHashMap<String, limiter>} with its key (for ours: the store's own tables after
- *       {@value #INSTANCES} partitions).</li>
+ *       as many partitions).</li>
  * </ul>
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 0)
 @Measurement(iterations = 1)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = "-Djol.magicFieldOffset=true")
 @Threads(1)
+@State(Scope.Benchmark)
 public class Footprint {
 
-    static final int INSTANCES = 10_000;
+    static {
+        // JOL reads field offsets of hidden classes (SmallRye's lambdas) only this way
+        System.setProperty("jol.magicFieldOffset", "true");
+    }
+
+    /** Limiters measured together; the smoke run uses fewer. */
+    @Param("10000")
+    public int instances;
 
     static final RateLimitPolicy POLICY =
             new RateLimitPolicy("perClient", Peers.PERMITS, (int) Peers.WINDOW.toSeconds(), RateLimitScope.TRANSPORT);
@@ -55,7 +65,7 @@ public class Footprint {
     @State(Scope.Thread)
     @AuxCounters(AuxCounters.Type.EVENTS)
     public static class Retained {
-        /** Bytes retained per limiter, amortized over {@value Footprint#INSTANCES}. */
+        /** Bytes retained per limiter, amortized over the instances. */
         public double bytesPerLimiter;
     }
 
@@ -67,9 +77,9 @@ public class Footprint {
 
     @Benchmark
     public void ratelimit_perKeyInMap(Retained out) {
-        InProcessRateLimitStore store = new InProcessRateLimitStore(INSTANCES, System::nanoTime);
-        fill(store, INSTANCES);
-        out.bytesPerLimiter = (double) GraphLayout.parseInstance(store).totalSize() / INSTANCES;
+        InProcessRateLimitStore store = new InProcessRateLimitStore(instances, System::nanoTime);
+        fill(store, instances);
+        out.bytesPerLimiter = (double) GraphLayout.parseInstance(store).totalSize() / instances;
     }
 
     @Benchmark
@@ -112,7 +122,7 @@ public class Footprint {
     }
 
     static void fill(InProcessRateLimitStore store, int partitions) {
-        InProcessRateLimitStore.Acquisition acquisition = new InProcessRateLimitStore.Acquisition();
+        RateLimitDecision.Acquisition acquisition = new RateLimitDecision.Acquisition();
         for (int i = 0; i < partitions; i++) {
             store.tryAcquire(key(i), POLICY, acquisition);
         }
@@ -146,9 +156,9 @@ public class Footprint {
         return guard;
     }
 
-    private static Object[] limiters(IntFunction<?> factory) {
-        Object[] all = new Object[INSTANCES];
-        for (int i = 0; i < INSTANCES; i++) {
+    private Object[] limiters(IntFunction<?> factory) {
+        Object[] all = new Object[instances];
+        for (int i = 0; i < instances; i++) {
             all[i] = factory.apply(i);
         }
         return all;
@@ -159,11 +169,11 @@ public class Footprint {
         return (double) (GraphLayout.parseInstance((Object) instances).totalSize() - array) / instances.length;
     }
 
-    private static double perKeyInMap(IntFunction<?> factory) {
+    private double perKeyInMap(IntFunction<?> factory) {
         ConcurrentHashMap<String, Object> map = new ConcurrentHashMap<>();
-        for (int i = 0; i < INSTANCES; i++) {
+        for (int i = 0; i < instances; i++) {
             map.put(key(i), factory.apply(i));
         }
-        return (double) GraphLayout.parseInstance(map).totalSize() / INSTANCES;
+        return (double) GraphLayout.parseInstance(map).totalSize() / instances;
     }
 }

@@ -11,6 +11,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
@@ -18,7 +19,7 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jol.info.GraphLayout;
 
 /**
- * A flood of new keys: one million distinct partitions, each spending a permit within one window, in
+ * A flood of new keys: one million distinct partitions ({@code partitions}), each spending a permit within one window, in
  * a store with {@code max-tracked-partitions} {@value #MAX_TRACKED}. The store keeps at most that many
  * counts (the rest are let through uncounted, SPEC 7), so what it retains stays bounded whatever the
  * number of keys. Secondary results: {@code ·storeRetainedBytes} (JOL, the store's whole object graph),
@@ -29,12 +30,16 @@ import org.openjdk.jol.info.GraphLayout;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 0)
 @Measurement(iterations = 1)
-@Fork(value = 1, jvmArgsAppend = "-Xmx1g")
+@Fork(value = 1, jvmArgsAppend = {"-Xmx1g", "-Djol.magicFieldOffset=true"})
 @Threads(1)
+@State(Scope.Benchmark)
 public class MillionPartitions {
 
-    static final int PARTITIONS = 1_000_000;
     static final int MAX_TRACKED = 10_000;
+
+    /** Distinct partitions; the smoke run uses fewer. */
+    @Param("1000000")
+    public int partitions;
 
     /** The measured figures, reported beside the score. */
     @State(Scope.Thread)
@@ -50,7 +55,7 @@ public class MillionPartitions {
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         long before = usedAfterGc(memory);
         InProcessRateLimitStore store = new InProcessRateLimitStore(MAX_TRACKED, System::nanoTime);
-        Footprint.fill(store, PARTITIONS);
+        Footprint.fill(store, partitions);
         long after = usedAfterGc(memory);
         out.heapGrowthBytes = after - before;
         out.storeRetainedBytes = GraphLayout.parseInstance(store).totalSize();

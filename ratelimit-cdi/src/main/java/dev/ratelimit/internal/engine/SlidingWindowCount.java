@@ -1,5 +1,6 @@
 package dev.ratelimit.internal.engine;
 
+import dev.ratelimit.RateLimitDecision;
 import dev.ratelimit.RateLimitPolicy;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -8,32 +9,37 @@ import java.lang.invoke.VarHandle;
  * The count of one (name, partition): permits spent in each of the last eight steps of a sliding
  * window.
  *
- * <p>Invariants, all fields but {@code lock} guarded by the count's own lock ({@link #lock()} /
- * {@link #unlock()}; callers hold it for every other method):
+ * <p>Invariants. {@code word} packs a lock bit, an evicted bit, a version and the sum of the window;
+ * every other field is written only by the holder of the lock ({@link #lock()} / {@link #unlock()};
+ * callers hold it for every method but {@link #spendWithoutLock}):
  * <ul>
  *   <li>step {@code j} (0-based from {@code anchor}) spans {@code [anchor + j*step, anchor + (j+1)*step)},
  *       {@code step} being the window / 8; a permit spent in step {@code j} returns at
  *       {@code anchor + (j+8)*step};</li>
- *   <li>slot {@code j % 8} holds the permits spent in step {@code j} for {@code newest-7 <= j <= newest};</li>
- *   <li>{@code sum} is the sum of the slots and never exceeds {@code limit};</li>
- *   <li>when {@code sum > 0}, {@code oldest} is the oldest step in the window with a permit spent
+ *   <li>slot {@code j % 8} holds the permits spent in step {@code j} for {@code newest-7 <= j < newest};
+ *       {@code olderSum} is their sum; the permits of the newest step are the word's sum minus
+ *       {@code olderSum} (the lock holder copies them into the newest slot and the sum into
+ *       {@code sum}, and folds them back on unlock);</li>
+ *   <li>the sum never exceeds {@code limit};</li>
+ *   <li>when the sum is above 0, {@code oldest} is the oldest step in the window with a permit spent
  *       (so the reset is one multiplication away, not a scan of the slots);</li>
  *   <li>an empty count (sum 0) holds no information: the next acquire re-anchors it at that moment with
  *       that request's policy, exactly as a count created then would be. That is what makes eviction of
  *       empty counts lossless;</li>
- *   <li>{@code EVICTED} is set once in {@code lock}, when the store removes the count; an evicted count
- *       is never spent from again ({@link #lock()} tells; a caller that finds it evicted looks the count
- *       up anew).</li>
+ *   <li>the evicted bit is set once, under the lock, when the store removes the count; an evicted
+ *       count is never spent from again ({@link #lock()} tells; a caller that finds it evicted looks
+ *       the count up anew);</li>
+ *   <li>every unlock changes the version, so a compare-and-set of the word that succeeds proves that
+ *       no lock holder ran since the word was read.</li>
  * </ul>
  *
- * <p>Why it looks like this (benchmarks/RESULTS.md has the numbers): the acquire that stays in the
- * newest step, the common case, compares and adds; the division that finds the step is done only when
- * a step boundary was crossed; the sizes are copied from the policy so that an acquire reads
- * no other object. The lock is a compare-and-set on one int, released by a plain ordered
- * store: one atomic instruction per acquire instead of the two of an uncontended {@code synchronized}
- * (no biased locking since JDK 15), and no parking of a waiter for a critical section of a few
- * nanoseconds. Eight int fields rather than an array keep a count at one object of 88 bytes
- * (compressed oops).
+ * <p>Why it looks like this (benchmarks/RESULTS.md has the numbers): the common acquire (not the
+ * first of a window, still in the newest step, a permit left) is one compare-and-set of the word that
+ * adds one to the sum, validated like an optimistic read: no lock, no division, nothing else written,
+ * one cache line. Everything else (a new step, a refusal, re-anchoring, several limits at once,
+ * give-back, eviction) takes the lock, a bit of the same word, so the fast path cannot run beside it.
+ * A waiter spins, then yields, rather than park for a critical section of a few nanoseconds. Eight int
+ * fields rather than an array keep a count at one object of 96 bytes (compressed oops).
  */
 public final class SlidingWindowCount {
 
@@ -41,16 +47,18 @@ public final class SlidingWindowCount {
     public static final int STEPS = 8;
 
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
-    private static final int FREE = 0;
-    private static final int LOCKED = 1;
-    private static final int EVICTED = 2;
+    private static final long LOCKED = 1L << 63;
+    private static final long EVICTED = 1L << 62;
+    private static final long VERSION_ONE = 1L << 32;
+    private static final long VERSION_MASK = ((1L << 30) - 1) << 32;
+    private static final long SUM_MASK = 0xFFFF_FFFFL;
     /** Spins before a waiter yields its core: the holder may have been descheduled. */
     private static final int SPINS_BEFORE_YIELD = 64;
-    private static final VarHandle LOCK;
+    private static final VarHandle WORD;
 
     static {
         try {
-            LOCK = MethodHandles.lookup().findVarHandle(SlidingWindowCount.class, "lock", int.class);
+            WORD = MethodHandles.lookup().findVarHandle(SlidingWindowCount.class, "word", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -61,11 +69,13 @@ public final class SlidingWindowCount {
     private long newest;
     private long oldest;
     private int limit;
+    /** The sum of the window, while the lock is held. */
     private int sum;
+    private int olderSum;
     private int s0, s1, s2, s3, s4, s5, s6, s7;
-    /** {@code LOCKED} and {@code EVICTED} bits; read and written through {@code LOCK} only. */
+    /** {@code LOCKED | EVICTED | version (30 bits) | sum (32 bits)}; through {@code WORD} only. */
     @SuppressWarnings("unused")
-    private volatile int lock;
+    private volatile long word;
 
     /** A count created at {@code now} by a request with {@code policy}. */
     public SlidingWindowCount(long now, RateLimitPolicy policy) {
@@ -78,32 +88,72 @@ public final class SlidingWindowCount {
     }
 
     /**
+     * Spends a permit without the lock, when only the sum moves: the count is neither locked nor
+     * evicted, has permits spent in its window (no re-anchoring), {@code now} is in its newest step,
+     * and a permit is left.
+     *
+     * @return true with the outcome in {@code into}; false, with nothing done, when the caller must
+     *         take the lock
+     */
+    public boolean spendWithoutLock(long now, RateLimitDecision.Acquisition into) {
+        while (true) {
+            long w = (long) WORD.getAcquire(this);
+            int spent = (int) (w & SUM_MASK);
+            int limit = this.limit;
+            if ((w & (LOCKED | EVICTED)) != 0 || spent == 0 || spent >= limit) {
+                return false;
+            }
+            long anchor = this.anchor;
+            long stepNanos = this.stepNanos;
+            long newest = this.newest;
+            long oldest = this.oldest;
+            if (now - anchor >= (newest + 1) * stepNanos) {
+                return false; // a step has passed: the window rolls under the lock
+            }
+            // succeeds only if no lock holder ran since w was read: the fields read above are that state
+            if (WORD.compareAndSet(this, w, w + 1)) {
+                into.set(true, limit - spent - 1, anchor + (oldest + STEPS) * stepNanos - now, anchor + newest * stepNanos);
+                return true;
+            }
+        }
+    }
+
+    /**
      * Takes the count's lock, spinning (then yielding) while another thread holds it.
      *
      * @return false, with the lock taken all the same, when the store has evicted the count
      */
     public boolean lock() {
-        if (LOCK.compareAndSet(this, FREE, LOCKED)) {
-            return true; // the common case: one atomic instruction, no read before it
+        long w = (long) WORD.getOpaque(this);
+        if ((w & LOCKED) != 0 || !WORD.compareAndSet(this, w, w | LOCKED)) {
+            w = lockContended();
         }
+        sum = (int) (w & SUM_MASK);
+        set((int) (newest & (STEPS - 1)), sum - olderSum);
+        return (w & EVICTED) == 0;
+    }
+
+    private long lockContended() {
         int spins = 0;
         while (true) {
-            int state = (int) LOCK.getOpaque(this);
-            if ((state & LOCKED) == 0 && LOCK.weakCompareAndSetAcquire(this, state, state | LOCKED)) {
-                return (state & EVICTED) == 0;
+            long w = (long) WORD.getOpaque(this);
+            if ((w & LOCKED) == 0 && WORD.weakCompareAndSetAcquire(this, w, w | LOCKED)) {
+                return w;
             }
             if (++spins < SPINS_BEFORE_YIELD) {
                 Thread.onSpinWait();
             } else {
                 spins = 0;
-                Thread.yield();
+                Thread.yield(); // the holder may have been descheduled
             }
         }
     }
 
-    /** Releases the lock {@link #lock()} took. */
+    /** Releases the lock {@link #lock()} took, publishing the sum with a new version. */
     public void unlock() {
-        LOCK.setRelease(this, (int) LOCK.getOpaque(this) & ~LOCKED);
+        long w = (long) WORD.getOpaque(this);
+        olderSum = sum - slot((int) (newest & (STEPS - 1)));
+        WORD.setRelease(this, (w & EVICTED) | ((w + VERSION_ONE) & VERSION_MASK) | sum);
     }
 
     /**
@@ -189,7 +239,7 @@ public final class SlidingWindowCount {
 
     /** Marks the count removed from its table. Requires {@link #idle} and the lock. */
     public void evict() {
-        LOCK.setOpaque(this, (int) LOCK.getOpaque(this) | EVICTED);
+        WORD.setOpaque(this, (long) WORD.getOpaque(this) | EVICTED);
     }
 
     private void roll(long now) {
@@ -231,6 +281,7 @@ public final class SlidingWindowCount {
         newest = 0;
         oldest = 0;
         sum = 0;
+        olderSum = 0;
         s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0;
     }
 
