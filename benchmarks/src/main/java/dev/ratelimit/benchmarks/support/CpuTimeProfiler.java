@@ -47,8 +47,8 @@ public final class CpuTimeProfiler implements InternalProfiler {
                                                        IterationResult result) {
         long cpu = os.getProcessCpuTime() - cpuAtStart;
         long wall = System.nanoTime() - wallAtStart;
-        if (cpu <= 0 || wall <= 0) {
-            return List.of();
+        if (cpu <= 0 || wall <= 0 || result.getRawPrimaryResults().isEmpty()) {
+            return List.of(); // nothing measured in this iteration (a short smoke iteration may end before an op)
         }
         double nanosPerUnit = benchmark.getTimeUnit().toNanos(1);
         double score = result.getPrimaryResult().getScore();
