@@ -288,7 +288,9 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         if (table == null) {
             table = tables.computeIfAbsent(name, n -> new ConcurrentHashMap<>());
         }
-        remember(name, table);
+        if (firstNames.length < FIRST_NAMES) { // once full, a miss costs no lock
+            remember(name, table);
+        }
         return table;
     }
 
@@ -298,10 +300,11 @@ public final class InProcessRateLimitStore implements RateLimitStore {
             return;
         }
         for (Named named : known) {
-            if (named.name().equals(name)) {
-                return; // known under another String: that one keeps its place
+            if (named.name() == name) {
+                return; // another thread remembered it meanwhile
             }
         }
+        // an equal name in another String gets an entry of its own: identity is what the loop above tests
         Named[] grown = java.util.Arrays.copyOf(known, known.length + 1);
         grown[known.length] = new Named(name, table);
         firstNames = grown;
