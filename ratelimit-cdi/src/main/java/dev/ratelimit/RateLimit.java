@@ -1,5 +1,6 @@
 package dev.ratelimit;
 
+import dev.ratelimit.core.RateLimitAlgorithm;
 import jakarta.enterprise.util.Nonbinding;
 import jakarta.interceptor.InterceptorBinding;
 import java.lang.annotation.Documented;
@@ -12,7 +13,7 @@ import java.lang.annotation.Target;
 /**
  * Limits how often the annotated method (or every method of the annotated class, or every resource
  * method of the annotated {@code jakarta.ws.rs.core.Application} subclass) may be called per
- * partition (see {@link RateLimitPartitioner}).
+ * partition (see {@link dev.ratelimit.core.RateLimitPartitioner}).
  *
  * <pre>{@code
  * @RateLimit(permitLimit = 5, windowSeconds = 1, name = "burst")
@@ -20,10 +21,15 @@ import java.lang.annotation.Target;
  * public Response create(Todo todo) { ... }
  * }</pre>
  *
- * <p>Limits with the same {@link #name()} spend from one count per partition. A request allowed by
- * its limits spends one permit from each; a request refused by any of them spends from none. The
- * window slides in steps of one eighth of {@link #windowSeconds()}: a permit spent in a step returns
- * one window after the start of that step.
+ * <p>Limits with the same {@link #name()} spend from one count per partition (and plan). A request
+ * allowed by its limits spends {@link #cost()} permits from each; a request refused by any of them
+ * spends from none. By default the window slides in steps of one eighth of {@link #windowSeconds()}: a
+ * permit spent in a step returns one window after the start of that step ({@link #algorithm()}).
+ *
+ * <p>Every member can be changed by configuration, by the limit's name, without a rebuild:
+ * {@code ratelimit.limits.<name>.permit-limit}, {@code .window-seconds}, {@code .algorithm} and
+ * {@code .mode} ({@code enforce}, {@code shadow}, {@code off}), and per plan of callers
+ * ({@code ratelimit.plans.<plan>.limits.<name>.*}).
  *
  * <p>Invalid values fail the deployment with a message naming the method and the value.
  */
@@ -44,8 +50,9 @@ public @interface RateLimit {
 
     /**
      * The count this limit spends from, also its name in the {@code RateLimit} and
-     * {@code RateLimit-Policy} headers. Not blank, at most 64 characters from {@code [A-Za-z0-9._-]};
-     * default {@code "default"}. Unique among the limits that cover one method.
+     * {@code RateLimit-Policy} headers, in metrics and in configuration keys. Not blank, at most 64
+     * characters from {@code [A-Za-z0-9._-]}; default {@code "default"}. Unique among the limits that
+     * cover one method.
      */
     @Nonbinding
     String name() default "default";
@@ -53,6 +60,20 @@ public @interface RateLimit {
     /** Where in the Jakarta REST filter chain the limit decides; default {@link RateLimitScope#TRANSPORT}. */
     @Nonbinding
     RateLimitScope scope() default RateLimitScope.TRANSPORT;
+
+    /**
+     * How spent permits return; default {@link RateLimitAlgorithm#SLIDING_WINDOW}. Limits that share a name
+     * must share an algorithm (the deployment fails naming both otherwise).
+     */
+    @Nonbinding
+    RateLimitAlgorithm algorithm() default RateLimitAlgorithm.SLIDING_WINDOW;
+
+    /**
+     * Permits one call spends from this limit, 1 .. {@link #permitLimit()}; default 1. Limits that share a
+     * name may have different costs (a shared budget where a bulk call costs more than a single one).
+     */
+    @Nonbinding
+    int cost() default 1;
 
     /**
      * Holds repeated {@code @RateLimit}s. It is an interceptor binding of its own because some

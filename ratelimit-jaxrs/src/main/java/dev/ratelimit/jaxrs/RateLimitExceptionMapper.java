@@ -1,6 +1,6 @@
 package dev.ratelimit.jaxrs;
 
-import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.core.RateLimitExceededException;
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.core.Response;

@@ -1,0 +1,124 @@
+package dev.ratelimit.cdi;
+
+import dev.ratelimit.RateLimit;
+import dev.ratelimit.RateLimitScope;
+import dev.ratelimit.core.InvalidRateLimitException;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.config.RateLimitSettings;
+import java.lang.reflect.AnnotatedElement;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.StringJoiner;
+
+/**
+ * Reads {@code @RateLimit} declarations and resolves the limits covering a method (SPEC 2). Called at
+ * deployment only: it reflects.
+ */
+public final class LimitResolver {
+
+    private LimitResolver() {
+    }
+
+    /**
+     * The limits of a Jakarta REST resource method.
+     *
+     * @param settings      the settings (for the global limit)
+     * @param module        the {@code Application} subclass, or null when there is none
+     * @param resourceClass the resource class
+     * @param method        the resource method
+     * @throws InvalidRateLimitException naming the method and the value
+     */
+    public static ResolvedLimits forResourceMethod(RateLimitSettings settings, Class<?> module, Class<?> resourceClass,
+                                                   Method method) {
+        String where = describe(resourceClass, method);
+        List<ResolvedLimit> limits = new ArrayList<>();
+        if (settings.global() != null) {
+            limits.add(new ResolvedLimit(settings.global(), 1, RateLimitScope.valueOf(settings.globalScope()), Level.GLOBAL));
+        }
+        List<ResolvedLimit> own = new ArrayList<>();
+        addDeclared(own, resourceClass, Level.CLASS, where);
+        addDeclared(own, method, Level.METHOD, where);
+        if (own.isEmpty() && module != null) {
+            addDeclared(limits, module, Level.MODULE, where);
+        }
+        limits.addAll(own);
+        return checked(where, limits);
+    }
+
+    /** The limits of a CDI bean method: its class's, then its own. */
+    public static ResolvedLimits forBeanMethod(Class<?> beanClass, Method method) {
+        String where = describe(beanClass, method);
+        List<ResolvedLimit> limits = new ArrayList<>();
+        addDeclared(limits, beanClass, Level.CLASS, where);
+        addDeclared(limits, method, Level.METHOD, where);
+        return checked(where, limits);
+    }
+
+    /** True when {@code element} carries {@code @RateLimit} (once or repeated). */
+    public static boolean isAnnotated(AnnotatedElement element) {
+        return element.isAnnotationPresent(RateLimit.class) || element.isAnnotationPresent(RateLimit.List.class);
+    }
+
+    /** The class a user wrote, under a container's proxy or subclass (Weld, ArC, Liberty). */
+    public static Class<?> userClass(Class<?> type) {
+        Class<?> c = type;
+        while (c.getSuperclass() != null && (c.isSynthetic() || c.getName().contains("$$")
+                || c.getName().contains("$Proxy$_$$_Weld"))) {
+            c = c.getSuperclass();
+        }
+        return c;
+    }
+
+    /** {@code TodoResource.create(TodoRequest)}: how messages name a method. */
+    public static String describe(Class<?> type, Method method) {
+        StringJoiner params = new StringJoiner(", ", "(", ")");
+        for (Class<?> p : method.getParameterTypes()) {
+            params.add(p.getSimpleName());
+        }
+        return type.getSimpleName() + "." + method.getName() + params;
+    }
+
+    private static void addDeclared(List<ResolvedLimit> into, AnnotatedElement element, Level level, String where) {
+        for (RateLimit annotation : element.getAnnotationsByType(RateLimit.class)) {
+            RateLimitPolicy policy;
+            try {
+                policy = new RateLimitPolicy(annotation.name(), annotation.permitLimit(), annotation.windowSeconds(),
+                        annotation.algorithm());
+                if (annotation.scope() == null) {
+                    throw new IllegalArgumentException("scope must not be null");
+                }
+            } catch (IllegalArgumentException e) {
+                throw new InvalidRateLimitException("@RateLimit on " + onWhat(element, level, where) + ": "
+                        + e.getMessage());
+            }
+            if (annotation.cost() < 1 || annotation.cost() > policy.permitLimit()) {
+                throw new InvalidRateLimitException("@RateLimit on " + onWhat(element, level, where) + ": cost must be "
+                        + "between 1 and permitLimit (" + policy.permitLimit() + "), was " + annotation.cost());
+            }
+            into.add(new ResolvedLimit(policy, annotation.cost(), annotation.scope(), level));
+        }
+    }
+
+    private static String onWhat(AnnotatedElement element, Level level, String where) {
+        if (level == Level.METHOD) {
+            return where;
+        }
+        String name = element instanceof Class<?> c ? c.getSimpleName() : String.valueOf(element);
+        return name + " (covering " + where + ")";
+    }
+
+    private static ResolvedLimits checked(String where, List<ResolvedLimit> limits) {
+        Set<String> names = new HashSet<>();
+        for (ResolvedLimit limit : limits) {
+            if (!names.add(limit.policy().name())) {
+                throw new InvalidRateLimitException("@RateLimit on " + where + ": name \"" + limit.policy().name()
+                        + "\" is used by more than one limit covering the method (global, module, class and "
+                        + "method limits together); each would spend from the same count twice");
+            }
+        }
+        return new ResolvedLimits(where, limits);
+    }
+}

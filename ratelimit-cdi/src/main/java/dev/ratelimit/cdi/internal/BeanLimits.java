@@ -1,0 +1,153 @@
+package dev.ratelimit.cdi.internal;
+
+import dev.ratelimit.cdi.LimitResolver;
+import dev.ratelimit.cdi.RateLimitRuntime;
+import dev.ratelimit.cdi.ResolvedLimits;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimitExceededException;
+import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.engine.RateLimitEngine;
+import dev.ratelimit.core.engine.RequestLedger;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import jakarta.interceptor.InvocationContext;
+import java.lang.reflect.Method;
+import java.security.Principal;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+
+/**
+ * What the interceptors do for a {@code @RateLimit} CDI bean method: a thin adapter over the engine. The
+ * limits are bound per method once (at start-up by {@link RateLimitStartup}, or on the first call) and kept.
+ *
+ * <p>Within a Jakarta REST request the call joins the request's ledger (its partition, plan and give-back),
+ * and the request's own resource method is left alone: its limits were decided by the filters (exactly
+ * once). A method that returns a {@code CompletionStage} (or a Mutiny {@code Uni}) gets the decision
+ * chained, never awaited: with a store that answers later, the method runs once the answer is there (on the
+ * caller's Vert.x context where there is one), and a refusal completes its stage with
+ * {@link RateLimitExceededException}.
+ */
+@ApplicationScoped
+public class BeanLimits {
+
+    private static final String HANDLED = BeanLimits.class.getName();
+
+    @Inject
+    RateLimitRuntime runtime;
+
+    @Inject
+    @Any
+    Instance<Principal> principal;
+
+    /** Guarded by the map: bound limits per method; an absent method has not been seen yet. */
+    private final ConcurrentHashMap<Method, Guarded> methods = new ConcurrentHashMap<>();
+
+    /** Binds and keeps the limits of a bean method; called at start-up for every limited method. */
+    public Guarded bind(Class<?> beanClass, Method method) {
+        return methods.computeIfAbsent(method, m -> {
+            ResolvedLimits resolved = LimitResolver.forBeanMethod(beanClass, m);
+            BoundLimits limits = runtime.engine().bind(resolved.where(), resolved.declared());
+            return new Guarded(limits, Results.of(m.getReturnType()));
+        });
+    }
+
+    Object invoke(InvocationContext invocation) throws Exception {
+        Map<String, Object> data = invocation.getContextData();
+        if (data.putIfAbsent(HANDLED, Boolean.TRUE) != null) {
+            return invocation.proceed(); // both interceptors bound (@RateLimit and its container): decide once
+        }
+        Method method = invocation.getMethod();
+        Guarded guarded = methods.get(method);
+        if (guarded == null) {
+            guarded = bind(LimitResolver.userClass(method.getDeclaringClass()), method);
+        }
+        if (guarded.limits.isEmpty()) {
+            return invocation.proceed();
+        }
+        RequestLedger ledger = runtime.currentLedger();
+        if (ledger != null && ledger.isResourceMethod(method)) {
+            return invocation.proceed();
+        }
+        RateLimitEngine engine = runtime.engine();
+        if (ledger == null) {
+            ledger = engine.ledger(new CdiCaller(principal), null);
+        }
+        return switch (guarded.results) {
+            case SYNC -> {
+                RateLimitDecision decision = engine.decideNow(ledger, guarded.limits);
+                if (decision != null && !decision.allowed()) {
+                    throw new RateLimitExceededException(decision);
+                }
+                yield invocation.proceed();
+            }
+            case COMPLETION_STAGE -> chained(engine, ledger, guarded.limits, invocation);
+            case UNI -> {
+                RequestLedger caller = ledger;
+                BoundLimits limits = guarded.limits;
+                yield MutinyResults.guarded(() -> decision(engine, caller, limits), invocation::proceed,
+                        Resumption.current());
+            }
+        };
+    }
+
+    /** The method's stage, once the decision allows it; a refusal or a store failure fails the stage. */
+    private static CompletionStage<Object> chained(RateLimitEngine engine, RequestLedger ledger, BoundLimits limits,
+                                                   InvocationContext invocation) {
+        CompletionStage<RateLimitDecision> decision = decision(engine, ledger, limits);
+        Executor resume = engine.decidesAtOnce() ? null : Resumption.current();
+        java.util.function.Function<RateLimitDecision, CompletionStage<Object>> then = d -> {
+            if (d != null && !d.allowed()) {
+                return CompletableFuture.failedFuture(new RateLimitExceededException(d));
+            }
+            return proceed(invocation);
+        };
+        return resume == null ? decision.thenCompose(then) : decision.thenComposeAsync(then, resume);
+    }
+
+    /** The decision, at once for a store that answers at once; a store failure fails the stage. */
+    private static CompletionStage<RateLimitDecision> decision(RateLimitEngine engine, RequestLedger ledger,
+                                                               BoundLimits limits) {
+        if (!engine.decidesAtOnce()) {
+            return engine.decide(ledger, limits);
+        }
+        try {
+            return CompletableFuture.completedFuture(engine.decideNow(ledger, limits));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static CompletionStage<Object> proceed(InvocationContext invocation) {
+        try {
+            Object result = invocation.proceed();
+            return result == null ? CompletableFuture.completedFuture(null) : (CompletionStage<Object>) result;
+        } catch (Exception e) {
+            return CompletableFuture.failedFuture(e instanceof CompletionException && e.getCause() != null
+                    ? e.getCause() : e);
+        }
+    }
+
+    /** A bean method's bound limits, and how it returns. */
+    public record Guarded(BoundLimits limits, Results results) {
+    }
+
+    /** How a method returns its result: what the interceptor chains the decision to. */
+    enum Results {
+        SYNC, COMPLETION_STAGE, UNI;
+
+        static Results of(Class<?> returnType) {
+            if (CompletionStage.class.isAssignableFrom(returnType)) {
+                return COMPLETION_STAGE;
+            }
+            // by name: Mutiny need not be there, and is loaded only when a method returns its Uni
+            return returnType.getName().equals("io.smallrye.mutiny.Uni") ? UNI : SYNC;
+        }
+    }
+}

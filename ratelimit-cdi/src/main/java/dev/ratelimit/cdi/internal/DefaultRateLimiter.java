@@ -1,0 +1,86 @@
+package dev.ratelimit.cdi.internal;
+
+import dev.ratelimit.RateLimiter;
+import dev.ratelimit.cdi.RateLimitRuntime;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimitExceededException;
+import dev.ratelimit.core.engine.NamedLimit;
+import dev.ratelimit.core.engine.RateLimitEngine;
+import dev.ratelimit.core.engine.RequestLedger;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import java.security.Principal;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/** The programmatic API ({@link RateLimiter}): a thin adapter over the engine, like the interceptor. */
+@ApplicationScoped
+public class DefaultRateLimiter implements RateLimiter {
+
+    @Inject
+    RateLimitRuntime runtime;
+
+    @Inject
+    @Any
+    Instance<Principal> principal;
+
+    @Override
+    public RateLimitDecision acquire(String name, int permits) {
+        return refusedThrows(engine().spendNow(ledger(), named(name), permits, false));
+    }
+
+    @Override
+    public RateLimitDecision acquire(String name, int permits, String partition) {
+        return refusedThrows(engine().spendNow(engine().ledger(partition), named(name), permits, false));
+    }
+
+    @Override
+    public CompletionStage<RateLimitDecision> acquireAsync(String name, int permits) {
+        NamedLimit limit = named(name);
+        return engine().spend(ledger(), limit, permits, false).thenCompose(decision ->
+                decision != null && !decision.allowed()
+                        ? CompletableFuture.failedFuture(new RateLimitExceededException(decision))
+                        : CompletableFuture.completedFuture(decision));
+    }
+
+    @Override
+    public RateLimitDecision charge(String name, int permits) {
+        return engine().spendNow(ledger(), named(name), permits, true);
+    }
+
+    @Override
+    public RateLimitDecision charge(String name, int permits, String partition) {
+        return engine().spendNow(engine().ledger(partition), named(name), permits, true);
+    }
+
+    private RateLimitEngine engine() {
+        return runtime.engine();
+    }
+
+    private NamedLimit named(String name) {
+        if (name == null) {
+            throw new IllegalArgumentException("ratelimit: the limit name must not be null");
+        }
+        return engine().named(name);
+    }
+
+    /** The current request's ledger, or one for this call alone with the CDI caller. */
+    private RequestLedger ledger() {
+        RequestLedger ledger = runtime.currentLedger();
+        return ledger != null ? ledger : engine().ledger(new CdiCaller(principal), null);
+    }
+
+    private static RateLimitDecision refusedThrows(RateLimitDecision decision) {
+        if (decision != null && !decision.allowed()) {
+            throw new RateLimitExceededException(decision);
+        }
+        return decision;
+    }
+
+    @Override
+    public String toString() {
+        return "RateLimiter";
+    }
+}

@@ -1,0 +1,76 @@
+package dev.ratelimit.core;
+
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Which counts a limit spends from: those of one limit name for the callers of one plan (or of no plan).
+ * A count is kept per (key, partition). The engine makes one key per (name, plan) when the application
+ * deploys and binds it to the store ({@link RateLimitStore#bind}); requests then never look a count up
+ * by name. Immutable.
+ */
+public final class CountKey {
+
+    /** One id per (name, plan) for the life of the JVM: every key of the same counts has the same id. */
+    private static final ConcurrentHashMap<String, Integer> IDS = new ConcurrentHashMap<>();
+    private static final AtomicInteger NEXT_ID = new AtomicInteger();
+
+    private final String name;
+    private final String plan;
+    private final RateLimitAlgorithm algorithm;
+    private final int id;
+
+    /**
+     * @param name      the limit name, as {@link RateLimitPolicy#name()}
+     * @param plan      the plan, or null for callers in no plan
+     * @param algorithm the algorithm of every limit with this name
+     */
+    public CountKey(String name, String plan, RateLimitAlgorithm algorithm) {
+        if (name == null || !RateLimitPolicy.NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("name must be 1-64 characters from [A-Za-z0-9._-], was " + name);
+        }
+        if (plan != null && !RateLimitPolicy.NAME.matcher(plan).matches()) {
+            throw new IllegalArgumentException("plan must be 1-64 characters from [A-Za-z0-9._-], was " + plan);
+        }
+        this.name = name;
+        this.plan = plan;
+        this.algorithm = Objects.requireNonNull(algorithm, "algorithm");
+        this.id = IDS.computeIfAbsent(toString(), k -> NEXT_ID.incrementAndGet());
+    }
+
+    /** The limit name. */
+    public String name() {
+        return name;
+    }
+
+    /** The plan whose callers spend from these counts; null for callers in no plan. */
+    public String plan() {
+        return plan;
+    }
+
+    /** The algorithm of the counts. */
+    public RateLimitAlgorithm algorithm() {
+        return algorithm;
+    }
+
+    /**
+     * A number unique to the counts this key names (its name and plan) in this JVM: keys of the same counts
+     * have the same id, keys of other counts another. A fixed global order, in which a store may lock the
+     * counts of one request so that no two requests deadlock.
+     */
+    public int id() {
+        return id;
+    }
+
+    /** True when both keys name the same counts: the same name and plan. */
+    public boolean sameCounts(CountKey other) {
+        return name.equals(other.name) && Objects.equals(plan, other.plan);
+    }
+
+    /** {@code burst} or {@code burst/gold}. */
+    @Override
+    public String toString() {
+        return plan == null ? name : name + '/' + plan;
+    }
+}

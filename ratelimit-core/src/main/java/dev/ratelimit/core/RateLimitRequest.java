@@ -1,0 +1,188 @@
+package dev.ratelimit.core;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * What a store is asked to decide for one partition: a list of limits, each with the counts it spends
+ * from (a {@link CountKey} and the store's handle on them), the policy that sizes a new count, how many
+ * permits one call costs, and what kind of spending it is. The engine builds one per call site and plan
+ * when the application deploys; stores receive them as they are. Immutable.
+ *
+ * <p>A call spends {@code cost(i) * multiple} permits from limit {@code i}, {@code multiple} being the
+ * argument of {@link RateLimitStore#acquire} (1 for a request; n for the programmatic API's n permits).
+ */
+public final class RateLimitRequest {
+
+    /** How a limit spends. */
+    public enum Kind {
+        /**
+         * Spends when every {@code ACQUIRE} limit of the request has the permits, else nothing is spent
+         * from any limit of the request (all or nothing): an enforced limit.
+         */
+        ACQUIRE,
+        /**
+         * Never refuses the request: when the request is allowed, spends if the count has the permits,
+         * and is reported refused (nothing spent from it) if not. A limit in shadow mode.
+         */
+        SHADOW,
+        /**
+         * Spends when the request is allowed, even past the limit (the count goes into debt, and refuses
+         * until enough permits have returned). Never refuses. A cost known only after the work.
+         */
+        CHARGE
+    }
+
+    private final Object[] handles;
+    private final CountKey[] keys;
+    private final RateLimitPolicy[] policies;
+    private final int[] costs;
+    private final Kind[] kinds;
+    private final int[] lockOrder;
+
+    private RateLimitRequest(Builder b) {
+        int n = b.keys.size();
+        this.handles = b.handles.toArray();
+        this.keys = b.keys.toArray(new CountKey[n]);
+        this.policies = b.policies.toArray(new RateLimitPolicy[n]);
+        this.kinds = b.kinds.toArray(new Kind[n]);
+        this.costs = new int[n];
+        Integer[] order = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            costs[i] = b.costs.get(i);
+            order[i] = i;
+        }
+        Arrays.sort(order, (x, y) -> Integer.compare(keys[x].id(), keys[y].id()));
+        this.lockOrder = new int[n];
+        for (int i = 0; i < n; i++) {
+            lockOrder[i] = order[i];
+        }
+    }
+
+    /** A request of one limit. */
+    public static RateLimitRequest of(Object handle, CountKey key, RateLimitPolicy policy, int cost, Kind kind) {
+        return builder().add(handle, key, policy, cost, kind).build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The number of limits, at least 1. */
+    public int size() {
+        return keys.length;
+    }
+
+    /** The store's handle on the counts of limit {@code i}: what {@link RateLimitStore#bind} returned for its key. */
+    public Object handle(int i) {
+        return handles[i];
+    }
+
+    /** The counts limit {@code i} spends from. */
+    public CountKey key(int i) {
+        return keys[i];
+    }
+
+    /** The policy of limit {@code i}: what the caller sees in headers, and what a new count is sized by. */
+    public RateLimitPolicy policy(int i) {
+        return policies[i];
+    }
+
+    /** Permits one call spends from limit {@code i}, {@code >= 1}. */
+    public int cost(int i) {
+        return costs[i];
+    }
+
+    /** How limit {@code i} spends. */
+    public Kind kind(int i) {
+        return kinds[i];
+    }
+
+    /**
+     * The index of the {@code k}-th limit in the order of their keys' {@link CountKey#id()}: an order
+     * that is the same for every request, for a store that locks the counts of a request one by one.
+     */
+    public int lockOrder(int k) {
+        return lockOrder[k];
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder s = new StringBuilder("RateLimitRequest[");
+        for (int i = 0; i < keys.length; i++) {
+            if (i > 0) {
+                s.append(", ");
+            }
+            s.append(policies[i]);
+            if (keys[i].plan() != null) {
+                s.append(" plan ").append(keys[i].plan());
+            }
+            if (costs[i] != 1) {
+                s.append(" cost ").append(costs[i]);
+            }
+            if (kinds[i] != Kind.ACQUIRE) {
+                s.append(' ').append(kinds[i]);
+            }
+        }
+        return s.append(']').toString();
+    }
+
+    /** Builds a {@link RateLimitRequest}; not thread-safe. */
+    public static final class Builder {
+        private final List<Object> handles = new ArrayList<>(4);
+        private final List<CountKey> keys = new ArrayList<>(4);
+        private final List<RateLimitPolicy> policies = new ArrayList<>(4);
+        private final List<Integer> costs = new ArrayList<>(4);
+        private final List<Kind> kinds = new ArrayList<>(4);
+
+        private Builder() {
+        }
+
+        /**
+         * Adds a limit.
+         *
+         * @param handle what the store's {@link RateLimitStore#bind} returned for {@code key}
+         * @param key    the counts it spends from; no two limits of a request may name the same counts
+         * @param policy its policy; its name is the key's
+         * @param cost   permits one call spends, {@code >= 1}
+         * @param kind   how it spends
+         * @throws IllegalArgumentException naming what is wrong
+         */
+        public Builder add(Object handle, CountKey key, RateLimitPolicy policy, int cost, Kind kind) {
+            if (key == null || policy == null || kind == null) {
+                throw new IllegalArgumentException("key, policy and kind must not be null");
+            }
+            if (!policy.name().equals(key.name())) {
+                throw new IllegalArgumentException("the policy " + policy + " does not belong to the counts " + key);
+            }
+            if (policy.algorithm() != key.algorithm()) {
+                throw new IllegalArgumentException("the policy " + policy + " has another algorithm than its counts "
+                        + key + " (" + key.algorithm() + ")");
+            }
+            if (cost < 1) {
+                throw new IllegalArgumentException("the cost of " + policy + " must be >= 1, was " + cost);
+            }
+            for (CountKey k : keys) {
+                if (k.sameCounts(key)) {
+                    throw new IllegalArgumentException("the counts " + key + " appear twice in one request: "
+                            + "it would spend from them twice");
+                }
+            }
+            handles.add(handle);
+            keys.add(key);
+            policies.add(policy);
+            costs.add(cost);
+            kinds.add(kind);
+            return this;
+        }
+
+        /** @throws IllegalArgumentException when no limit was added */
+        public RateLimitRequest build() {
+            if (keys.isEmpty()) {
+                throw new IllegalArgumentException("a request needs at least one limit");
+            }
+            return new RateLimitRequest(this);
+        }
+    }
+}

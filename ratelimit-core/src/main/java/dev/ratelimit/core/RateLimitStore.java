@@ -1,0 +1,68 @@
+package dev.ratelimit.core;
+
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Keeps the counts. The default is the in-process {@code dev.ratelimit.core.store.InProcessRateLimitStore};
+ * {@code ratelimit-redis} brings a shared one; an application replaces it with a CDI bean implementing
+ * this interface that is an enabled {@code @Alternative}. The engine bounds every store by
+ * {@code ratelimit.store.timeout-millis} and applies {@code ratelimit.store.on-failure} around it, so a
+ * store implements neither.
+ *
+ * <p>The contract, for every algorithm ({@link RateLimitAlgorithm}):
+ * <ul>
+ *   <li>a count per ({@link CountKey}, partition), sized (permit limit, window) by the policy of the
+ *       request that creates it; a count whose permits have all returned holds nothing and is sized
+ *       anew by the next request that finds it so;</li>
+ *   <li>windows step in eighths of the window, anchored at the count's creation; a permit spent in step
+ *       {@code j} returns at {@code anchor + (j + 8) * step} ({@link RateLimitAlgorithm#SLIDING_WINDOW})
+ *       or {@code anchor + (j + 9) * step} ({@link RateLimitAlgorithm#STRICT_WINDOW}); a token bucket
+ *       gets one permit back every {@code ceil(window / permitLimit)} (in whole microseconds) and holds at most
+ *       {@code permitLimit};</li>
+ *   <li>all or nothing across the request's limits, whatever their algorithms
+ *       ({@link RateLimitRequest.Kind}); give-back returns exactly what was spent, to the step it was
+ *       spent in, unless it has returned already;</li>
+ *   <li>never blocking the caller: a remote store completes the stage when its answer arrives, or fails it.</li>
+ * </ul>
+ * The abstract test class {@code dev.ratelimit.core.testing.RateLimitStoreContract} (the ratelimit-core
+ * test-jar) holds a store to all of it.
+ */
+public interface RateLimitStore {
+
+    /**
+     * Prepares the counts of one key, once, when the application deploys, before any request names it.
+     * What it returns is handed back in every {@link RateLimitRequest} that spends from those counts
+     * ({@link RateLimitRequest#handle}), so that a request never looks its counts up by name. The default
+     * returns the key.
+     */
+    default Object bind(CountKey key) {
+        return key;
+    }
+
+    /**
+     * Spends from the counts of {@code partition}: {@code request.cost(i) * multiple} permits from each
+     * limit {@code i}, all or nothing, atomically.
+     *
+     * @param partition the partition, from the {@link RateLimitPartitioner}; any string
+     * @param request   the limits, bound to this store
+     * @param multiple  how many times each limit's cost is spent, {@code >= 1}
+     * @return a decision with one outcome per limit, in order
+     */
+    CompletionStage<RateLimitDecision> acquire(String partition, RateLimitRequest request, int multiple);
+
+    /**
+     * Gives back every permit the decision spent (its {@link RateLimitDecision.State#SPENT} outcomes of
+     * kind {@code ACQUIRE} or {@code SHADOW}; charges stay spent), each to the step it was spent in,
+     * unless it has returned already. Never blocks.
+     *
+     * @return completes once the permits are back; fails when the store could not give them back
+     */
+    CompletionStage<Void> release(RateLimitDecision decision);
+
+    /**
+     * How metrics and logs name this store: {@code in-process}, {@code redis}, or by default the class name.
+     */
+    default String storeName() {
+        return getClass().getName();
+    }
+}

@@ -1,0 +1,35 @@
+package dev.ratelimit.core.config;
+
+import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitMode;
+
+/**
+ * What configuration says of one limit name: {@code ratelimit.limits.<name>.*}, or
+ * {@code ratelimit.plans.<plan>.limits.<name>.*} for one plan. Each value is null where the
+ * configuration says nothing. Immutable.
+ *
+ * @param permitLimit   {@code permit-limit}, or null
+ * @param windowSeconds {@code window-seconds}, or null
+ * @param algorithm     {@code algorithm}, or null
+ * @param mode          {@code mode}, or null
+ */
+public record LimitValues(Integer permitLimit, Integer windowSeconds, RateLimitAlgorithm algorithm, RateLimitMode mode) {
+
+    /** Nothing configured. */
+    public static final LimitValues NONE = new LimitValues(null, null, null, null);
+
+    /** True when nothing is configured. */
+    public boolean isEmpty() {
+        return permitLimit == null && windowSeconds == null && algorithm == null && mode == null;
+    }
+
+    /** True when the size is configured whole (permit limit and window): a limit declared by configuration alone. */
+    public boolean declaresALimit() {
+        return permitLimit != null && windowSeconds != null;
+    }
+
+    /** True when something changes the size of the limit (not only its mode). */
+    public boolean changesSize() {
+        return permitLimit != null || windowSeconds != null || algorithm != null;
+    }
+}

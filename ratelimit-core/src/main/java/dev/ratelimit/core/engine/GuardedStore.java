@@ -1,0 +1,266 @@
+package dev.ratelimit.core.engine;
+
+import dev.ratelimit.core.CountKey;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimitDecision.Outcome;
+import dev.ratelimit.core.RateLimitRequest;
+import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.RateLimitStoreException;
+import dev.ratelimit.core.config.OnFailure;
+import dev.ratelimit.core.metrics.RateLimitMetrics;
+import dev.ratelimit.core.metrics.RateLimitMetrics.StoreOutcome;
+import dev.ratelimit.core.store.InProcessRateLimitStore;
+import java.util.IdentityHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
+
+/**
+ * The failure policy, one decorator around any store (SPEC 16): every call is decided within
+ * {@code ratelimit.store.timeout-millis}, and when the store fails, throws, or does not answer in time,
+ * {@code ratelimit.store.on-failure} decides: {@code fail} (the call fails with
+ * {@link RateLimitStoreException}), {@code allow} (uncounted), {@code local} (an in-process store kept for
+ * outages). One warning per outage, one line on recovery ({@link OutageLog}).
+ *
+ * <p>A store that never answers costs one timer (the JDK's shared delay scheduler of
+ * {@link CompletableFuture#orTimeout}), not a thread. The in-process store answers at once: it is called
+ * without a stage ({@link #decideNow}).
+ *
+ * <p>A decision the policy made ({@code allow} or {@code local}) answers a twin of the request: the same
+ * limits bound to the local store. That tells {@link #release} where to give back, and the engine which
+ * decisions the store did not make ({@link #fallback}). Twins are made on the first failure of a request
+ * and kept ({@code twins}, {@code twinSet}: concurrent, only added to).
+ */
+final class GuardedStore implements RateLimitStore {
+
+    private final RateLimitStore delegate;
+    private final InProcessRateLimitStore immediate;
+    private final long timeoutNanos;
+    private final OnFailure onFailure;
+    private final InProcessRateLimitStore local;
+    private final OutageLog outage;
+    private final FailureListener listener;
+    private final boolean timed;
+    private final RateLimitMetrics.Timer decided;
+    private final RateLimitMetrics.Timer failed;
+    private final RateLimitMetrics.Timer timedOut;
+    /** Guarded by itself: the local store's handle of every key bound. */
+    private final Map<CountKey, Object> localHandles = new IdentityHashMap<>();
+    private final ConcurrentHashMap<RateLimitRequest, RateLimitRequest> twins = new ConcurrentHashMap<>();
+    private final Set<RateLimitRequest> twinSet = ConcurrentHashMap.newKeySet();
+
+    /** Told of every call the store did not decide, before the policy decides it. */
+    interface FailureListener {
+        void failed(RateLimitRequest request);
+    }
+
+    GuardedStore(RateLimitStore delegate, long timeoutMillis, OnFailure onFailure, int maxTrackedPartitions,
+                 LongSupplier localClock, RateLimitMetrics metrics, FailureListener listener) {
+        this.delegate = delegate;
+        this.immediate = delegate instanceof InProcessRateLimitStore in ? in : null;
+        this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        this.onFailure = onFailure;
+        this.local = onFailure == OnFailure.LOCAL ? new InProcessRateLimitStore(maxTrackedPartitions, localClock) : null;
+        this.listener = listener;
+        this.outage = new OutageLog("the store " + delegate, switch (onFailure) {
+            case FAIL -> "calls fail (a request gets 500) (ratelimit.store.on-failure=fail)";
+            case ALLOW -> "calls are let through uncounted (ratelimit.store.on-failure=allow)";
+            case LOCAL -> "each instance counts alone, in process (ratelimit.store.on-failure=local)";
+        });
+        this.timed = metrics.isEnabled();
+        String name = delegate.storeName();
+        this.decided = metrics.storeDuration(name, StoreOutcome.DECIDED);
+        this.failed = metrics.storeDuration(name, StoreOutcome.FAILED);
+        this.timedOut = metrics.storeDuration(name, StoreOutcome.TIMEOUT);
+    }
+
+    @Override
+    public Object bind(CountKey key) {
+        Object handle = delegate.bind(key);
+        if (local != null) {
+            synchronized (localHandles) {
+                localHandles.put(key, local.bind(key));
+            }
+        }
+        return handle;
+    }
+
+    /** True when the store answers at once, so that a caller need not deal with a stage. */
+    boolean immediate() {
+        return immediate != null;
+    }
+
+    /** Decides with a store that answers at once ({@link #immediate()}). */
+    RateLimitDecision decideNow(String partition, RateLimitRequest request, int multiple) {
+        long start = timed ? System.nanoTime() : 0;
+        RateLimitDecision decision;
+        try {
+            decision = immediate.decide(partition, request, multiple);
+        } catch (RuntimeException e) {
+            return fallback(partition, request, multiple, e, start);
+        }
+        if (timed) {
+            decided.record(System.nanoTime() - start);
+        }
+        return decision;
+    }
+
+    @Override
+    public CompletionStage<RateLimitDecision> acquire(String partition, RateLimitRequest request, int multiple) {
+        if (immediate != null) {
+            try {
+                return CompletableFuture.completedFuture(decideNow(partition, request, multiple));
+            } catch (RateLimitStoreException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+        long start = timed ? System.nanoTime() : 0;
+        CompletionStage<RateLimitDecision> stage;
+        try {
+            stage = delegate.acquire(partition, request, multiple);
+            if (stage == null) {
+                throw new IllegalStateException(delegate + " answered null");
+            }
+        } catch (RuntimeException e) {
+            try {
+                return CompletableFuture.completedFuture(fallback(partition, request, multiple, e, start));
+            } catch (RateLimitStoreException failure) {
+                return CompletableFuture.failedFuture(failure);
+            }
+        }
+        CompletableFuture<RateLimitDecision> answer = new CompletableFuture<>();
+        stage.whenComplete((decision, failure) -> {
+            if (failure == null) {
+                answer.complete(decision);
+            } else {
+                answer.completeExceptionally(failure);
+            }
+        });
+        return answer.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((decision, failure) -> {
+            if (failure == null) {
+                if (timed) {
+                    decided.record(System.nanoTime() - start);
+                }
+                outage.answered();
+                return decision;
+            }
+            return fallback(partition, request, multiple, unwrap(failure), start);
+        });
+    }
+
+    /** True when the policy made this decision, not the store. */
+    boolean fallback(RateLimitDecision decision) {
+        return twinSet.contains(decision.request());
+    }
+
+    @Override
+    public CompletionStage<Void> release(RateLimitDecision decision) {
+        if (fallback(decision)) {
+            if (local != null) {
+                local.giveBack(decision);
+            }
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletionStage<Void> stage;
+        try {
+            stage = delegate.release(decision);
+        } catch (RuntimeException e) {
+            outage.failed("the give-back of " + decision.request(), e);
+            return CompletableFuture.failedFuture(e);
+        }
+        return stage.whenComplete((done, failure) -> {
+            if (failure == null) {
+                outage.answered();
+            } else {
+                outage.failed("the give-back of " + decision.request(), unwrap(failure));
+            }
+        });
+    }
+
+    @Override
+    public String storeName() {
+        return delegate.storeName();
+    }
+
+    /** The store this one guards. */
+    RateLimitStore delegate() {
+        return delegate;
+    }
+
+    /** What the policy does, for the start-up line. */
+    String policy() {
+        return "timeout " + timeoutNanos / 1_000_000 + " ms, on failure " + onFailure.name().toLowerCase(Locale.ROOT);
+    }
+
+    @Override
+    public String toString() {
+        return delegate.toString();
+    }
+
+    private RateLimitDecision fallback(String partition, RateLimitRequest request, int multiple, Throwable cause,
+                                       long start) {
+        boolean timeout = cause instanceof TimeoutException;
+        if (timed) {
+            (timeout ? timedOut : failed).record(System.nanoTime() - start);
+        }
+        Throwable reported = timeout
+                ? new TimeoutException("no answer within " + timeoutNanos / 1_000_000 + " ms") : cause;
+        outage.failed(request.toString(), reported);
+        listener.failed(request);
+        switch (onFailure) {
+            case ALLOW -> {
+                RateLimitRequest twin = twin(request);
+                Outcome[] outcomes = new Outcome[twin.size()];
+                for (int i = 0; i < outcomes.length; i++) {
+                    outcomes[i] = Outcome.uncounted(twin.policy(i));
+                }
+                return RateLimitDecision.ofArray(partition, twin, multiple, outcomes);
+            }
+            case LOCAL -> {
+                return local.decide(partition, twin(request), multiple);
+            }
+            default -> throw new RateLimitStoreException("ratelimit: the store " + delegate + " could not decide "
+                    + request + ": " + OutageLog.describe(reported), reported);
+        }
+    }
+
+    private RateLimitRequest twin(RateLimitRequest request) {
+        RateLimitRequest twin = twins.get(request);
+        if (twin != null) {
+            return twin;
+        }
+        return twins.computeIfAbsent(request, r -> {
+            RateLimitRequest.Builder builder = RateLimitRequest.builder();
+            for (int i = 0; i < r.size(); i++) {
+                Object handle;
+                if (local == null) {
+                    handle = r.handle(i);
+                } else {
+                    synchronized (localHandles) {
+                        handle = localHandles.computeIfAbsent(r.key(i), local::bind);
+                    }
+                }
+                builder.add(handle, r.key(i), r.policy(i), r.cost(i), r.kind(i));
+            }
+            RateLimitRequest made = builder.build();
+            twinSet.add(made);
+            return made;
+        });
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        Throwable t = failure;
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+}

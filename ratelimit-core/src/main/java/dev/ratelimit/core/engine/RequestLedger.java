@@ -1,0 +1,231 @@
+package dev.ratelimit.core.engine;
+
+import dev.ratelimit.core.RateLimitCaller;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimitDecision.Outcome;
+import dev.ratelimit.core.RateLimitDecision.State;
+import dev.ratelimit.core.RateLimitRequest.Kind;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What one request (or one call outside a request) decided, in order: the decisions of the resource
+ * method's limits (one scope, then the other), then those of bean limits and of the programmatic API the
+ * method reached. The partition is chosen once, when the ledger is made; the plan at most once, when a
+ * limit first needs it.
+ *
+ * <p>It makes three rules simple: exactly once (a call site is decided once per request:
+ * {@link RateLimitEngine} claims it here; the interceptor recognises the request's resource method), a
+ * 429 costs nothing ({@link RateLimitEngine#giveBack} returns every permit spent), and the headers
+ * ({@link #reported()} and {@link #headline()}, nothing recomputed).
+ *
+ * <p>One request at a time, but its parts may run on different threads (a decision completed by a remote
+ * store's thread): every method that reads or writes the decisions is synchronized.
+ */
+public final class RequestLedger {
+
+    private final RateLimitEngine engine;
+    private final RateLimitCaller caller;
+    private final String partition;
+    private final Method resourceMethod;
+    private int plan = -1;
+    private Object claimed;
+    private List<Object> moreClaimed;
+    private final ArrayList<Entry> entries = new ArrayList<>(2);
+    private Entry refusal;
+    private boolean released;
+
+    RequestLedger(RateLimitEngine engine, RateLimitCaller caller, String partition, Method resourceMethod) {
+        this.engine = engine;
+        this.caller = caller;
+        this.partition = partition;
+        this.resourceMethod = resourceMethod;
+    }
+
+    /** The partition every limit of the request spends from. */
+    public String partition() {
+        return partition;
+    }
+
+    /** True when {@code method} is the request's resource method, whose limits the Jakarta REST filters decide. */
+    public boolean isResourceMethod(Method method) {
+        return resourceMethod != null && (resourceMethod == method || resourceMethod.equals(method));
+    }
+
+    /** The caller's plan index (0: no plan), resolved on first use. */
+    synchronized int plan() {
+        if (plan < 0) {
+            plan = engine.planOf(caller);
+        }
+        return plan;
+    }
+
+    /** The caller's plan, null for none; resolves it if no limit has yet. */
+    public String planName() {
+        return engine.planName(plan());
+    }
+
+    /** Claims a call site for this request: false when it was decided already (a container that binds a filter twice). */
+    synchronized boolean claim(Object callSite) {
+        if (claimed == null) {
+            claimed = callSite;
+            return true;
+        }
+        if (claimed == callSite) {
+            return false;
+        }
+        if (moreClaimed == null) {
+            moreClaimed = new ArrayList<>(2);
+        }
+        for (Object c : moreClaimed) {
+            if (c == callSite) {
+                return false;
+            }
+        }
+        moreClaimed.add(callSite);
+        return true;
+    }
+
+    synchronized void record(RateLimitDecision decision, BoundKey[] keys) {
+        Entry entry = new Entry(decision, keys);
+        entries.add(entry);
+        if (!decision.allowed() && refusal == null) {
+            refusal = entry;
+        }
+    }
+
+    /** The first refusing decision, or null. */
+    public synchronized RateLimitDecision refusal() {
+        return refusal == null ? null : refusal.decision;
+    }
+
+    /** True when nothing was decided. */
+    public synchronized boolean isEmpty() {
+        return entries.isEmpty();
+    }
+
+    /** The allowed decisions, once: what a refused request gives back; empty the second time. */
+    synchronized List<RateLimitDecision> takeForRelease() {
+        if (released) {
+            return List.of();
+        }
+        released = true;
+        List<RateLimitDecision> allowed = new ArrayList<>(entries.size());
+        for (Entry entry : entries) {
+            if (entry.decision.allowed()) {
+                allowed.add(entry.decision);
+            }
+        }
+        return allowed;
+    }
+
+    /**
+     * The outcome the single-value headers ({@code RateLimit-Limit}, {@code -Remaining}, {@code -Reset})
+     * describe: the last limit decided; when refused, the refusing limit with the longest wait. Limits in
+     * shadow mode are never reported. Null when nothing reportable was decided.
+     */
+    public synchronized Outcome headline() {
+        if (refusal != null) {
+            return longestRefusal(refusal);
+        }
+        for (int e = entries.size() - 1; e >= 0; e--) {
+            Entry entry = entries.get(e);
+            for (int i = entry.decision.size() - 1; i >= 0; i--) {
+                if (!entry.keys[i].shadow()) {
+                    return entry.decision.outcome(i);
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Every reportable limit decided, in order, once each (a limit reached twice in one request is reported
+     * as it stood last), for the list-valued headers. When refused: the limits decided before the refusal as
+     * they stand once their permits are given back, then the refusing decision's limits with the refusing
+     * ones last (the headline last of all).
+     */
+    public synchronized List<Outcome> reported() {
+        List<Outcome> all = decidedInOrder();
+        List<Outcome> once = new ArrayList<>(all.size());
+        for (int i = 0; i < all.size(); i++) {
+            if (!reportedLater(all, i)) {
+                once.add(all.get(i));
+            }
+        }
+        return once;
+    }
+
+    private static boolean reportedLater(List<Outcome> all, int index) {
+        String name = all.get(index).policy().name();
+        for (int j = index + 1; j < all.size(); j++) {
+            if (all.get(j).policy().name().equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private List<Outcome> decidedInOrder() {
+        List<Outcome> all = new ArrayList<>(4);
+        if (refusal == null) {
+            for (Entry entry : entries) {
+                for (int i = 0; i < entry.decision.size(); i++) {
+                    if (!entry.keys[i].shadow()) {
+                        all.add(entry.decision.outcome(i));
+                    }
+                }
+            }
+            return all;
+        }
+        for (Entry entry : entries) {
+            if (entry == refusal) {
+                break;
+            }
+            if (!entry.decision.allowed()) {
+                continue;
+            }
+            RateLimitDecision d = entry.decision;
+            for (int i = 0; i < d.size(); i++) {
+                if (!entry.keys[i].shadow()) {
+                    Outcome o = d.outcome(i);
+                    all.add(o.spent() && d.request().kind(i) != Kind.CHARGE ? givenBack(o, d.permits(i)) : o);
+                }
+            }
+        }
+        Outcome headline = longestRefusal(refusal);
+        RateLimitDecision d = refusal.decision;
+        for (int i = 0; i < d.size(); i++) {
+            if (!refusal.keys[i].shadow() && !d.refuses(i)) {
+                all.add(d.outcome(i));
+            }
+        }
+        for (int i = 0; i < d.size(); i++) {
+            if (d.refuses(i) && d.outcome(i) != headline) {
+                all.add(d.outcome(i));
+            }
+        }
+        all.add(headline);
+        return all;
+    }
+
+    private static Outcome givenBack(Outcome o, long permits) {
+        long remaining = Math.min((long) o.remaining() + permits, Integer.MAX_VALUE);
+        return new Outcome(o.policy(), State.UNSPENT, (int) remaining, o.resetNanos(), 0, RateLimitDecision.NO_RECEIPT);
+    }
+
+    private static Outcome longestRefusal(Entry entry) {
+        RateLimitDecision d = entry.decision;
+        Outcome longest = null;
+        for (int i = 0; i < d.size(); i++) {
+            if (d.refuses(i) && (longest == null || d.outcome(i).retryAfterNanos() > longest.retryAfterNanos())) {
+                longest = d.outcome(i);
+            }
+        }
+        return longest;
+    }
+
+    private record Entry(RateLimitDecision decision, BoundKey[] keys) {
+    }
+}

@@ -1,0 +1,114 @@
+package dev.ratelimit.core.metrics;
+
+import java.util.function.LongSupplier;
+
+/**
+ * Where the engine records what it decides (SPEC 14), implemented by {@code ratelimit-micrometer} and
+ * {@code ratelimit-opentelemetry}. Every instrument is looked up once, when the application deploys, and
+ * kept beside the limit it counts: recording is an increment, with no lookup and no allocation.
+ *
+ * <p>Attributes are few and bounded by the deployment: limit names, plans, outcomes, a store name. Never a
+ * partition, key, principal or path.
+ */
+public interface RateLimitMetrics {
+
+    /** Instrument names and attributes (SPEC 14). */
+    String REQUESTS = "ratelimit.requests";
+    String STORE_DURATION = "ratelimit.store.duration";
+    String COUNTS = "ratelimit.counts";
+    String COUNTS_MAX = "ratelimit.counts.max";
+    String POLICY = "ratelimit.policy";
+    String OUTCOME = "ratelimit.outcome";
+    String PLAN = "ratelimit.plan";
+    String STORE = "ratelimit.store";
+    /** The {@value #PLAN} of callers in no plan. */
+    String NO_PLAN = "none";
+
+    /** The outcome of one limit for one call. */
+    enum Outcome {
+        /** The limit spent (a request or a charge). */
+        ALLOWED("allowed"),
+        /** The limit refused the call. */
+        REFUSED("refused"),
+        /** A limit in shadow mode would have refused; the call went on. */
+        SHADOW_REFUSED("shadow_refused"),
+        /** Let through without counting (the in-process store was full). */
+        UNCOUNTED("uncounted"),
+        /** The store could not decide (failure or timeout). */
+        FAILED("failed");
+
+        private final String label;
+
+        Outcome(String label) {
+            this.label = label;
+        }
+
+        /** The attribute value. */
+        public String label() {
+            return label;
+        }
+    }
+
+    /** How a store call ended, for {@value #STORE_DURATION}. */
+    enum StoreOutcome {
+        DECIDED("decided"), FAILED("failed"), TIMEOUT("timeout");
+
+        private final String label;
+
+        StoreOutcome(String label) {
+            this.label = label;
+        }
+
+        public String label() {
+            return label;
+        }
+    }
+
+    /** A monotonic counter. */
+    @FunctionalInterface
+    interface Counter {
+        void increment();
+    }
+
+    /** A histogram of durations. */
+    @FunctionalInterface
+    interface Timer {
+        void record(long nanos);
+    }
+
+    /** Records nothing. */
+    RateLimitMetrics NONE = new RateLimitMetrics() {
+        @Override
+        public Counter requests(String policy, Outcome outcome, String plan) {
+            return () -> { };
+        }
+
+        @Override
+        public Timer storeDuration(String store, StoreOutcome outcome) {
+            return nanos -> { };
+        }
+
+        @Override
+        public void counts(LongSupplier counts, long max) {
+        }
+
+        @Override
+        public boolean isEnabled() {
+            return false;
+        }
+    };
+
+    /** The counter of {@value #REQUESTS} for one limit, outcome and plan ({@value #NO_PLAN} for no plan). */
+    Counter requests(String policy, Outcome outcome, String plan);
+
+    /** The timer of {@value #STORE_DURATION} for one store and outcome. */
+    Timer storeDuration(String store, StoreOutcome outcome);
+
+    /** Publishes the gauges {@value #COUNTS} (read when collected) and {@value #COUNTS_MAX}. */
+    void counts(LongSupplier counts, long max);
+
+    /** False when nothing is recorded: then the engine does not even read the clock for durations. */
+    default boolean isEnabled() {
+        return true;
+    }
+}

@@ -1,0 +1,84 @@
+package dev.ratelimit.core.store;
+
+import dev.ratelimit.core.RateLimitDecision.Outcome;
+import dev.ratelimit.core.RateLimitPolicy;
+
+/**
+ * The count of one (key, partition) in the in-process store: a {@link WindowCount} or a
+ * {@link BucketCount}.
+ *
+ * <p>Locking: every count carries its own lock, a bit of a volatile word. Every method but
+ * {@link #tryAcquire} and {@link #lock} requires the lock ({@code lock(); try { ... } finally { unlock(); }}),
+ * which is why none of them is public. {@link #tryAcquire} is the lock-free fast path of a request of
+ * one limit; it fails over to the locked path whenever it cannot decide alone.
+ *
+ * <p>Lifecycle: a count is created in its table, spent from, and removed (evicted) once it holds nothing
+ * (every permit returned). The evicted mark is set under the lock and never cleared; a caller that finds
+ * a count evicted ({@link #lock} returns false) looks it up anew.
+ */
+abstract class Count {
+
+    /**
+     * Spends {@code permits} without the lock, when that is all the request does: the count is neither
+     * locked nor evicted, holds permits already (so no re-sizing), and {@code now} needs no other change.
+     * A token bucket also refuses here.
+     *
+     * @return the outcome, or null (nothing done) when the caller must take the lock
+     */
+    abstract Outcome tryAcquire(long now, long permits, RateLimitPolicy policy);
+
+    /**
+     * Takes the lock, spinning (then yielding) while another thread holds it.
+     *
+     * @return false, with the lock taken all the same, when the count has been evicted
+     */
+    abstract boolean lock();
+
+    /** Releases the lock, publishing what changed. */
+    abstract void unlock();
+
+    /**
+     * Moves the count to {@code now}; one that holds nothing takes {@code policy}'s size.
+     *
+     * @return false when the count holds nothing and cannot take that size in place (a token bucket):
+     *         then the store replaces it with a new one
+     */
+    abstract boolean prepare(long now, RateLimitPolicy policy);
+
+    /** True when {@code permits} can be spent without passing the limit. Requires {@link #prepare}. */
+    abstract boolean has(long now, long permits);
+
+    /** Spends {@code permits}, past the limit if need be (debt). Requires {@link #prepare}. @return the receipt */
+    abstract long spend(long now, long permits);
+
+    /** Whole permits left, {@code >= 0}. */
+    abstract int remaining(long now);
+
+    /** Nanoseconds until the count is full (bucket) or its oldest permit returns (windows); -1 when nothing is spent. */
+    abstract long resetNanos(long now);
+
+    /** Nanoseconds until {@code permits} could be spent. Requires {@code !has(now, permits)}. */
+    abstract long retryAfterNanos(long now, long permits);
+
+    /** Gives back {@code permits} spent with {@code receipt}, unless they have returned already. */
+    abstract void giveBack(long now, long receipt, long permits);
+
+    /** Moves the count to {@code now}; true when it holds nothing (it can be dropped without loss). */
+    abstract boolean idle(long now);
+
+    /** Marks the count removed from its table. Requires {@link #idle} (or a count that is being replaced). */
+    abstract void evict();
+
+    /** {@code a + b}, saturating at {@code Long.MAX_VALUE} (a charge of absurd size must not wrap). */
+    static long saturatedAdd(long a, long b) {
+        long r = a + b;
+        return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
+    }
+
+    /** {@code a * b} for non-negative operands, saturating at {@code Long.MAX_VALUE}. */
+    static long saturatedMultiply(long a, long b) {
+        long high = Math.multiplyHigh(a, b);
+        long low = a * b;
+        return high != 0 || low < 0 ? Long.MAX_VALUE : low;
+    }
+}

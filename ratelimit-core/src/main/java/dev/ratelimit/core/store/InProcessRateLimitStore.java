@@ -1,0 +1,393 @@
+package dev.ratelimit.core.store;
+
+import dev.ratelimit.core.CountKey;
+import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimitDecision.Outcome;
+import dev.ratelimit.core.RateLimitDecision.State;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitRequest;
+import dev.ratelimit.core.RateLimitRequest.Kind;
+import dev.ratelimit.core.RateLimitStore;
+import java.lang.System.Logger.Level;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * The default store: counts in this JVM, so each application instance counts alone. Every algorithm,
+ * any number of permits, debt, shadow limits; it always decides at once.
+ *
+ * <p>Capacity. At most {@code maxTrackedPartitions} counts are kept, all keys together. When the table
+ * is full, counts that hold nothing (every permit returned) are dropped, at most one sweep a second;
+ * such a count holds no information, so dropping it changes no decision. A request that needs a new
+ * count while the store is still full is let through uncounted (remaining = its permit limit), and a
+ * warning is logged at most once a minute.
+ *
+ * <p>Concurrency. One {@link Table} per bound key: a {@code ConcurrentHashMap<partition, Count>}. Each
+ * count is guarded by its own lock ({@link Count}); the counts of one request are locked in the order of
+ * their keys' ids ({@link RateLimitRequest#lockOrder}), so deciding several limits is atomic and cannot
+ * deadlock. A request of one limit usually takes no lock at all ({@link Count#tryAcquire}).
+ * {@code tracked} counts the entries of all tables, reserved before an insert; {@code nextSweep} and
+ * {@code nextWarning} are clock readings claimed by CAS; {@code tables} is only added to.
+ */
+public final class InProcessRateLimitStore implements RateLimitStore {
+
+    /** Default of {@code ratelimit.max-tracked-partitions}. */
+    public static final int DEFAULT_MAX_TRACKED_PARTITIONS = 10_000;
+
+    private static final System.Logger LOG = System.getLogger(InProcessRateLimitStore.class.getName());
+    private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
+    private static final long WARNING_INTERVAL_NANOS = 60_000_000_000L;
+
+    private final int maxTracked;
+    private final LongSupplier clock;
+    private final ConcurrentHashMap<String, Table> tables = new ConcurrentHashMap<>();
+    private final AtomicInteger tracked = new AtomicInteger();
+    private final AtomicLong nextSweep;
+    private final AtomicLong nextWarning;
+
+    /** A store on {@code System.nanoTime()} with {@value #DEFAULT_MAX_TRACKED_PARTITIONS} counts at most. */
+    public InProcessRateLimitStore() {
+        this(DEFAULT_MAX_TRACKED_PARTITIONS, System::nanoTime);
+    }
+
+    /**
+     * @param maxTrackedPartitions most counts kept, {@code >= 1}
+     * @param nanoClock            a monotonic clock in nanoseconds ({@code System::nanoTime})
+     */
+    public InProcessRateLimitStore(int maxTrackedPartitions, LongSupplier nanoClock) {
+        if (maxTrackedPartitions < 1) {
+            throw new IllegalArgumentException("maxTrackedPartitions must be >= 1, was " + maxTrackedPartitions);
+        }
+        this.maxTracked = maxTrackedPartitions;
+        this.clock = nanoClock;
+        long now = nanoClock.getAsLong();
+        this.nextSweep = new AtomicLong(now);
+        this.nextWarning = new AtomicLong(now);
+    }
+
+    /** The table of the key's counts; one per name and plan, however often it is bound. */
+    @Override
+    public Object bind(CountKey key) {
+        Table table = tables.computeIfAbsent(key.toString(), k -> new Table(key));
+        if (table.key.algorithm() != key.algorithm()) {
+            throw new IllegalArgumentException("the counts " + key + " are bound already with the algorithm "
+                    + table.key.algorithm() + ", now with " + key.algorithm());
+        }
+        return table;
+    }
+
+    @Override
+    public CompletionStage<RateLimitDecision> acquire(String partition, RateLimitRequest request, int multiple) {
+        return CompletableFuture.completedFuture(decide(partition, request, multiple));
+    }
+
+    /**
+     * {@link #acquire} without the stage: this store always decides at once. A request of one limit that
+     * is allowed allocates nothing but the decision (and its outcome).
+     */
+    public RateLimitDecision decide(String partition, RateLimitRequest request, int multiple) {
+        if (multiple < 1) {
+            throw new IllegalArgumentException("multiple must be >= 1, was " + multiple);
+        }
+        if (request.size() == 1) {
+            return RateLimitDecision.of(partition, request, multiple, decideOne(partition, request, multiple));
+        }
+        return RateLimitDecision.ofArray(partition, request, multiple, decideAll(partition, request, multiple));
+    }
+
+    @Override
+    public CompletionStage<Void> release(RateLimitDecision decision) {
+        giveBack(decision);
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * {@link #release} without the stage. The permits of all the decision's limits come back together: their
+     * counts are locked in the same order as for a decision, so no request sees some back and others not.
+     */
+    public void giveBack(RateLimitDecision decision) {
+        RateLimitRequest request = decision.request();
+        int n = request.size();
+        Count[] counts = new Count[n];
+        boolean any = false;
+        for (int i = 0; i < n; i++) {
+            if (decision.outcome(i).spent() && request.kind(i) != Kind.CHARGE) {
+                counts[i] = ((Table) request.handle(i)).counts.get(decision.partition());
+                any |= counts[i] != null;
+            }
+        }
+        if (!any) {
+            return;
+        }
+        long now = clock.getAsLong();
+        boolean[] live = new boolean[n];
+        try {
+            for (int k = 0; k < n; k++) {
+                int i = request.lockOrder(k);
+                if (counts[i] != null) {
+                    live[i] = counts[i].lock();
+                }
+            }
+            for (int i = 0; i < n; i++) {
+                if (live[i]) {
+                    counts[i].giveBack(now, decision.outcome(i).receipt(), decision.permits(i));
+                }
+            }
+        } finally {
+            for (int k = n - 1; k >= 0; k--) {
+                Count count = counts[request.lockOrder(k)];
+                if (count != null) {
+                    count.unlock();
+                }
+            }
+        }
+    }
+
+    /** Counts currently kept, all keys together. */
+    public int trackedCounts() {
+        return tracked.get();
+    }
+
+    /** The most counts kept. */
+    public int maxTrackedPartitions() {
+        return maxTracked;
+    }
+
+    /** Forgets every count, as if the store were new (the test API's reset). Not atomic with requests in flight. */
+    public void clear() {
+        for (Table table : tables.values()) {
+            table.counts.forEach((partition, count) -> {
+                count.lock();
+                try {
+                    count.evict();
+                } finally {
+                    count.unlock();
+                }
+                if (table.counts.remove(partition, count)) {
+                    tracked.decrementAndGet();
+                }
+            });
+        }
+    }
+
+    @Override
+    public String storeName() {
+        return "in-process";
+    }
+
+    @Override
+    public String toString() {
+        return "InProcessRateLimitStore(max-tracked-partitions=" + maxTracked + ")";
+    }
+
+    private Outcome decideOne(String partition, RateLimitRequest request, int multiple) {
+        Table table = (Table) request.handle(0);
+        RateLimitPolicy policy = request.policy(0);
+        Kind kind = request.kind(0);
+        long permits = (long) request.cost(0) * multiple;
+        while (true) {
+            long now = clock.getAsLong();
+            Count count = find(table, partition, policy, now);
+            if (count == null) {
+                return Outcome.uncounted(policy);
+            }
+            if (kind == Kind.ACQUIRE) {
+                Outcome fast = count.tryAcquire(now, permits, policy);
+                if (fast != null) {
+                    return fast;
+                }
+            }
+            boolean live = count.lock();
+            try {
+                if (!live) {
+                    continue;
+                }
+                if (!count.prepare(now, policy)) {
+                    replace(table, partition, count, policy, now);
+                    continue;
+                }
+                if (kind == Kind.CHARGE || count.has(now, permits)) {
+                    long receipt = count.spend(now, permits);
+                    return new Outcome(policy, State.SPENT, count.remaining(now), count.resetNanos(now), 0, receipt);
+                }
+                return refused(count, policy, now, permits);
+            } finally {
+                count.unlock();
+            }
+        }
+    }
+
+    private Outcome[] decideAll(String partition, RateLimitRequest request, int multiple) {
+        int n = request.size();
+        Count[] counts = new Count[n];
+        Outcome[] outcomes = new Outcome[n];
+        while (true) {
+            long now = clock.getAsLong();
+            for (int i = 0; i < n; i++) {
+                counts[i] = find((Table) request.handle(i), partition, request.policy(i), now);
+            }
+            int locked = 0;
+            try {
+                boolean ready = true;
+                for (; locked < n && ready; locked++) {
+                    Count count = counts[request.lockOrder(locked)];
+                    ready = count == null || count.lock();
+                }
+                for (int k = 0; k < locked && ready; k++) {
+                    int i = request.lockOrder(k);
+                    if (counts[i] != null && !counts[i].prepare(now, request.policy(i))) {
+                        replace((Table) request.handle(i), partition, counts[i], request.policy(i), now);
+                        ready = false;
+                    }
+                }
+                if (ready) {
+                    decideLocked(request, multiple, counts, now, outcomes);
+                    return outcomes;
+                }
+            } finally {
+                for (int k = locked - 1; k >= 0; k--) {
+                    Count count = counts[request.lockOrder(k)];
+                    if (count != null) {
+                        count.unlock();
+                    }
+                }
+            }
+        }
+    }
+
+    /** All or nothing over the enforced limits; every count is locked and prepared. */
+    private static void decideLocked(RateLimitRequest request, int multiple, Count[] counts, long now, Outcome[] outcomes) {
+        int n = counts.length;
+        boolean all = true;
+        for (int i = 0; i < n; i++) {
+            if (counts[i] != null && request.kind(i) == Kind.ACQUIRE) {
+                all &= counts[i].has(now, (long) request.cost(i) * multiple);
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            RateLimitPolicy policy = request.policy(i);
+            Count count = counts[i];
+            long permits = (long) request.cost(i) * multiple;
+            Kind kind = request.kind(i);
+            if (count == null) {
+                outcomes[i] = Outcome.uncounted(policy);
+            } else if (all && (kind == Kind.CHARGE || count.has(now, permits))) {
+                long receipt = count.spend(now, permits);
+                outcomes[i] = new Outcome(policy, State.SPENT, count.remaining(now), count.resetNanos(now), 0, receipt);
+            } else if (kind == Kind.CHARGE || count.has(now, permits)) {
+                outcomes[i] = new Outcome(policy, State.UNSPENT, count.remaining(now), count.resetNanos(now), 0,
+                        RateLimitDecision.NO_RECEIPT);
+            } else {
+                outcomes[i] = refused(count, policy, now, permits);
+            }
+        }
+    }
+
+    private static Outcome refused(Count count, RateLimitPolicy policy, long now, long permits) {
+        return new Outcome(policy, State.REFUSED, 0, count.resetNanos(now), count.retryAfterNanos(now, permits),
+                RateLimitDecision.NO_RECEIPT);
+    }
+
+    /** Replaces a count that holds nothing by one sized by {@code policy}. Requires the old count's lock. */
+    private static void replace(Table table, String partition, Count old, RateLimitPolicy policy, long now) {
+        old.evict();
+        table.counts.replace(partition, old, table.newCount(now, policy));
+    }
+
+    /** The count of (table, partition), created if there is room; null when the store is full. */
+    private Count find(Table table, String partition, RateLimitPolicy policy, long now) {
+        Count count = table.counts.get(partition);
+        if (count != null) {
+            return count;
+        }
+        if (!reserve(now)) {
+            return null;
+        }
+        Count created = table.newCount(now, policy);
+        Count raced = table.counts.putIfAbsent(partition, created);
+        if (raced != null) {
+            tracked.decrementAndGet();
+            return raced;
+        }
+        return created;
+    }
+
+    private boolean reserve(long now) {
+        if (tryReserve()) {
+            return true;
+        }
+        if (claim(nextSweep, now, SWEEP_INTERVAL_NANOS)) {
+            sweep(now);
+            if (tryReserve()) {
+                return true;
+            }
+        }
+        if (claim(nextWarning, now, WARNING_INTERVAL_NANOS)) {
+            LOG.log(Level.WARNING, "ratelimit: the in-process store holds " + maxTracked
+                    + " counts in use (ratelimit.max-tracked-partitions); requests that need a new count "
+                    + "are let through uncounted until counts empty");
+        }
+        return false;
+    }
+
+    private boolean tryReserve() {
+        if (tracked.incrementAndGet() <= maxTracked) {
+            return true;
+        }
+        tracked.decrementAndGet();
+        return false;
+    }
+
+    /** Claims the moment {@code due} if it has come, and sets the next one {@code interval} later. */
+    private static boolean claim(AtomicLong due, long now, long interval) {
+        long at = due.get();
+        return now - at >= 0 && due.compareAndSet(at, now + interval);
+    }
+
+    /** Drops every count that holds nothing. */
+    private void sweep(long now) {
+        for (Table table : tables.values()) {
+            table.counts.forEach((partition, count) -> {
+                boolean dropped;
+                boolean live = count.lock();
+                try {
+                    dropped = live && count.idle(now);
+                    if (dropped) {
+                        count.evict();
+                    }
+                } finally {
+                    count.unlock();
+                }
+                if (dropped && table.counts.remove(partition, count)) {
+                    tracked.decrementAndGet();
+                }
+            });
+        }
+    }
+
+    /** The counts of one key: the store's handle on it ({@link #bind}). */
+    static final class Table {
+        final CountKey key;
+        final ConcurrentHashMap<String, Count> counts = new ConcurrentHashMap<>();
+        private final boolean bucket;
+
+        Table(CountKey key) {
+            this.key = key;
+            this.bucket = key.algorithm() == RateLimitAlgorithm.TOKEN_BUCKET;
+        }
+
+        Count newCount(long now, RateLimitPolicy policy) {
+            return bucket ? new BucketCount(now, policy) : new WindowCount(now, policy);
+        }
+
+        @Override
+        public String toString() {
+            return "Table[" + key + ", " + counts.size() + " counts]";
+        }
+    }
+}

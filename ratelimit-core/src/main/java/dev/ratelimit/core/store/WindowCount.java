@@ -1,0 +1,317 @@
+package dev.ratelimit.core.store;
+
+import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitDecision.Outcome;
+import dev.ratelimit.core.RateLimitDecision.State;
+import dev.ratelimit.core.RateLimitPolicy;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A window count ({@link RateLimitAlgorithm#SLIDING_WINDOW} or {@link RateLimitAlgorithm#STRICT_WINDOW}):
+ * permits spent in each of the last steps of a window that moves in steps of one eighth.
+ *
+ * <p>Concurrency. {@code word} packs a lock bit, an evicted bit, a version and the sum of the window;
+ * every other field is written only by the holder of the lock ({@link #lock()} / {@link #unlock()}).
+ * <ul>
+ *   <li>step {@code j} (0-based from {@code anchor}) spans {@code [anchor + j*step, anchor + (j+1)*step)};
+ *       a permit spent in step {@code j} returns at {@code anchor + (j+S)*step}, {@code S} being
+ *       {@link #steps()}: 8 (sliding: one window after the step starts) or 9 (strict: one window after
+ *       it ends);</li>
+ *   <li>slot {@code j % S} holds the permits spent in step {@code j}, for {@code newest-S < j <= newest};
+ *       {@code olderSum} is the sum of all but the newest; the permits of the newest step are the word's
+ *       sum minus {@code olderSum} (the lock holder copies them into the newest slot and the sum into
+ *       {@code sum}, and folds them back on unlock);</li>
+ *   <li>the sum exceeds {@code limit} only through a charge (debt); acquiring then waits until it is
+ *       back below {@code limit - permits + 1};</li>
+ *   <li>when the sum is above 0, {@code oldest} is the oldest step in the window with a permit spent;</li>
+ *   <li>an empty count (sum 0) holds no information: the next request re-anchors it at that moment with
+ *       that request's size, exactly as a count created then would be. That is what makes eviction of
+ *       empty counts lossless;</li>
+ *   <li>every unlock changes the version, so a compare-and-set of the word that succeeds proves that no
+ *       lock holder ran since the word was read.</li>
+ * </ul>
+ *
+ * <p>Why it looks like this (benchmarks/RESULTS.md has the numbers): the common acquire (not the first
+ * of a window, still in the newest step, permits left) is one compare-and-set of the word that adds the
+ * permits to the sum, validated like an optimistic read: no lock, no division, one cache line. Anything
+ * else takes the lock, a bit of the same word, so the fast path cannot run beside it. A waiter spins,
+ * then yields, rather than park for a critical section of a few nanoseconds. Nine int fields rather than
+ * an array, and the window with the algorithm packed into one int, keep a count at one object of 96
+ * bytes (compressed oops).
+ */
+final class WindowCount extends Count {
+
+    private static final long STEP_NANOS_PER_SECOND = 125_000_000L; // a step is 1/8 of the window
+    /** Set in {@code window} for a strict window. */
+    private static final int STRICT = 1 << 30;
+    private static final int SECONDS_MASK = STRICT - 1;
+    private static final long LOCKED = 1L << 63;
+    private static final long EVICTED = 1L << 62;
+    private static final long VERSION_ONE = 1L << 32;
+    private static final long VERSION_MASK = ((1L << 30) - 1) << 32;
+    private static final long SUM_MASK = 0xFFFF_FFFFL;
+    /** Spins before a waiter yields its core: the holder may have been descheduled. */
+    private static final int SPINS_BEFORE_YIELD = 64;
+    private static final VarHandle WORD;
+
+    static {
+        try {
+            WORD = MethodHandles.lookup().findVarHandle(WindowCount.class, "word", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private long anchor;
+    private long newest;
+    private long oldest;
+    /** The window in seconds, and {@link #STRICT} for a strict window. */
+    private int window;
+    private int limit;
+    /** The sum of the window, while the lock is held. */
+    private int sum;
+    private int olderSum;
+    private int s0, s1, s2, s3, s4, s5, s6, s7, s8;
+    /** {@code LOCKED | EVICTED | version (30 bits) | sum (32 bits)}; through {@code WORD} only. */
+    @SuppressWarnings("unused")
+    private volatile long word;
+
+    /** A count created at {@code now} by a request with {@code policy}. */
+    WindowCount(long now, RateLimitPolicy policy) {
+        reanchor(now, policy);
+    }
+
+    @Override
+    Outcome tryAcquire(long now, long permits, RateLimitPolicy policy) {
+        while (true) {
+            long w = (long) WORD.getAcquire(this);
+            int spent = (int) (w & SUM_MASK);
+            int limit = this.limit;
+            if ((w & (LOCKED | EVICTED)) != 0 || spent == 0 || spent + permits > limit) {
+                return null;
+            }
+            long anchor = this.anchor;
+            int window = this.window;
+            long newest = this.newest;
+            long oldest = this.oldest;
+            long step = (window & SECONDS_MASK) * STEP_NANOS_PER_SECOND;
+            if (now - anchor >= (newest + 1) * step) {
+                return null; // a step has passed: the window rolls under the lock
+            }
+            // succeeds only if no lock holder ran since w was read: the fields read above are that state
+            if (WORD.compareAndSet(this, w, w + permits)) {
+                int steps = (window & STRICT) != 0 ? 9 : 8;
+                return new Outcome(policy, State.SPENT, (int) (limit - spent - permits),
+                        anchor + (oldest + steps) * step - now, 0, anchor + newest * step);
+            }
+        }
+    }
+
+    @Override
+    boolean lock() {
+        long w = (long) WORD.getOpaque(this);
+        if ((w & LOCKED) != 0 || !WORD.compareAndSet(this, w, w | LOCKED)) {
+            w = lockContended();
+        }
+        sum = (int) (w & SUM_MASK);
+        set(index(newest), sum - olderSum);
+        return (w & EVICTED) == 0;
+    }
+
+    private long lockContended() {
+        int spins = 0;
+        while (true) {
+            long w = (long) WORD.getOpaque(this);
+            if ((w & LOCKED) == 0 && WORD.weakCompareAndSetAcquire(this, w, w | LOCKED)) {
+                return w;
+            }
+            if (++spins < SPINS_BEFORE_YIELD) {
+                Thread.onSpinWait();
+            } else {
+                spins = 0;
+                Thread.yield(); // the holder may have been descheduled
+            }
+        }
+    }
+
+    @Override
+    void unlock() {
+        long w = (long) WORD.getOpaque(this);
+        olderSum = sum - slot(index(newest));
+        WORD.setRelease(this, (w & EVICTED) | ((w + VERSION_ONE) & VERSION_MASK) | (sum & SUM_MASK));
+    }
+
+    @Override
+    boolean prepare(long now, RateLimitPolicy policy) {
+        roll(now);
+        if (sum == 0) {
+            reanchor(now, policy);
+        }
+        return true;
+    }
+
+    @Override
+    boolean has(long now, long permits) {
+        return sum + permits <= limit;
+    }
+
+    @Override
+    long spend(long now, long permits) {
+        if (sum == 0) {
+            oldest = newest;
+        }
+        int add = (int) Math.min(permits, Integer.MAX_VALUE - (long) sum); // debt saturates; never wraps
+        add(index(newest), add);
+        sum += add;
+        return anchor + newest * step();
+    }
+
+    @Override
+    int remaining(long now) {
+        return Math.max(0, limit - sum);
+    }
+
+    @Override
+    long resetNanos(long now) {
+        return sum == 0 ? -1 : anchor + (oldest + steps()) * step() - now;
+    }
+
+    @Override
+    long retryAfterNanos(long now, long permits) {
+        long excess = sum + permits - limit; // permits that must return first
+        long returned = 0;
+        for (long j = oldest; j <= newest; j++) {
+            returned += slot(index(j));
+            if (returned >= excess) {
+                return anchor + (j + steps()) * step() - now;
+            }
+        }
+        // more than the count's limit (it was sized by another request): once empty, it takes the caller's size
+        return anchor + (newest + steps()) * step() - now;
+    }
+
+    @Override
+    void giveBack(long now, long receipt, long permits) {
+        roll(now);
+        long step = step();
+        long offset = receipt - anchor;
+        if (offset < 0 || offset % step != 0) {
+            return; // from before the count was re-anchored: that permit has returned
+        }
+        long j = offset / step;
+        if (j > newest || j <= newest - steps()) {
+            return;
+        }
+        int index = index(j);
+        int back = (int) Math.min(permits, slot(index));
+        if (back > 0) {
+            add(index, -back);
+            sum -= back;
+            if (sum > 0 && j == oldest && slot(index) == 0) {
+                findOldest(j + 1);
+            }
+        }
+    }
+
+    @Override
+    boolean idle(long now) {
+        roll(now);
+        return sum == 0;
+    }
+
+    @Override
+    void evict() {
+        WORD.setOpaque(this, (long) WORD.getOpaque(this) | EVICTED);
+    }
+
+    /** Steps a permit stays out: 8 (sliding) or 9 (strict). */
+    private int steps() {
+        return (window & STRICT) != 0 ? 9 : 8;
+    }
+
+    private long step() {
+        return (window & SECONDS_MASK) * STEP_NANOS_PER_SECOND;
+    }
+
+    private int index(long step) {
+        return (window & STRICT) != 0 ? (int) Math.floorMod(step, 9L) : (int) (step & 7);
+    }
+
+    private void roll(long now) {
+        long step = step();
+        long elapsed = now - anchor; // a difference: nanoTime readings may wrap
+        if (elapsed < (newest + 1) * step) {
+            return; // still in the newest step (or before it): nothing leaves the window
+        }
+        long current = elapsed / step;
+        int steps = steps();
+        if (current - newest >= steps) {
+            s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = s8 = 0;
+            sum = 0;
+        } else {
+            for (long j = newest + 1; j <= current; j++) {
+                int index = index(j);
+                sum -= slot(index);
+                set(index, 0);
+            }
+            if (sum > 0 && oldest <= current - steps) {
+                findOldest(current - (steps - 1));
+            }
+        }
+        newest = current;
+    }
+
+    /** Sets {@code oldest} to the first step from {@code from} on with a permit spent. Requires {@code sum > 0}. */
+    private void findOldest(long from) {
+        for (long j = from; ; j++) {
+            if (slot(index(j)) > 0) {
+                oldest = j;
+                return;
+            }
+        }
+    }
+
+    private void reanchor(long now, RateLimitPolicy policy) {
+        anchor = now;
+        window = policy.windowSeconds() | (policy.algorithm() == RateLimitAlgorithm.STRICT_WINDOW ? STRICT : 0);
+        limit = policy.permitLimit();
+        newest = 0;
+        oldest = 0;
+        sum = 0;
+        olderSum = 0;
+        s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = s8 = 0;
+    }
+
+    private int slot(int index) {
+        switch (index) {
+            case 0: return s0;
+            case 1: return s1;
+            case 2: return s2;
+            case 3: return s3;
+            case 4: return s4;
+            case 5: return s5;
+            case 6: return s6;
+            case 7: return s7;
+            default: return s8;
+        }
+    }
+
+    private void add(int index, int delta) {
+        set(index, slot(index) + delta);
+    }
+
+    private void set(int index, int value) {
+        switch (index) {
+            case 0: s0 = value; break;
+            case 1: s1 = value; break;
+            case 2: s2 = value; break;
+            case 3: s3 = value; break;
+            case 4: s4 = value; break;
+            case 5: s5 = value; break;
+            case 6: s6 = value; break;
+            case 7: s7 = value; break;
+            default: s8 = value; break;
+        }
+    }
+}

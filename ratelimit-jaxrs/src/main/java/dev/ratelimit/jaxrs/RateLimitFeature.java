@@ -1,0 +1,92 @@
+package dev.ratelimit.jaxrs;
+
+import dev.ratelimit.RateLimitScope;
+import dev.ratelimit.cdi.LimitResolver;
+import dev.ratelimit.cdi.RateLimitRuntime;
+import dev.ratelimit.cdi.ResolvedLimits;
+import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.engine.RateLimitEngine;
+import dev.ratelimit.jaxrs.internal.ApplicationLocator;
+import dev.ratelimit.jaxrs.internal.DecidingFilter;
+import dev.ratelimit.jaxrs.internal.DeferredRefusalFilter;
+import dev.ratelimit.jaxrs.internal.HeaderFilter;
+import jakarta.enterprise.inject.spi.CDI;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.DynamicFeature;
+import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.core.Configuration;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.FeatureContext;
+import jakarta.ws.rs.ext.Provider;
+import java.lang.reflect.Method;
+
+/**
+ * Binds each resource method's limits once, at deployment (global, module, class, method; configuration
+ * overrides, modes and plans applied by the engine), and registers ready-made filters on it: the deciding
+ * filter of each scope, the deferred refusal, and the header filter. Idempotent (some containers configure
+ * a method twice) and tolerant of resource classes that are not the application's. With
+ * {@code ratelimit.enabled=false} it registers nothing.
+ *
+ * <p>Discovered as a {@code @Provider}; an application that lists its classes itself registers it (with
+ * {@link RateLimitExceptionMapper} and {@link StoreFailureMapper}).
+ */
+@Provider
+public class RateLimitFeature implements DynamicFeature {
+
+    /** After authentication, before authorization. */
+    public static final int TRANSPORT_PRIORITY = (Priorities.AUTHENTICATION + Priorities.AUTHORIZATION) / 2;
+
+    /** After authorization, before header decorators. */
+    public static final int PRINCIPAL_PRIORITY = (Priorities.AUTHORIZATION + Priorities.HEADER_DECORATOR) / 2;
+
+    @Context
+    Configuration configuration;
+
+    private volatile Deployment deployment;
+
+    @Override
+    public void configure(ResourceInfo resourceInfo, FeatureContext context) {
+        Class<?> resourceClass = resourceInfo.getResourceClass();
+        Method method = resourceInfo.getResourceMethod();
+        if (resourceClass == null || method == null || resourceClass.getName().startsWith("org.glassfish.jersey.")) {
+            return;
+        }
+        Deployment d = deployment();
+        if (!d.runtime.settings().enabled()) {
+            return;
+        }
+        RateLimitEngine engine = d.runtime.engine();
+        ResolvedLimits limits = LimitResolver.forResourceMethod(d.runtime.settings(), d.moduleClass,
+                LimitResolver.userClass(resourceClass), method);
+        BoundLimits transport = engine.bind(limits.where(), limits.declared(RateLimitScope.TRANSPORT));
+        BoundLimits principal = engine.bind(limits.where(), limits.declared(RateLimitScope.PRINCIPAL));
+        // bound even without TRANSPORT limits: it makes the request's ledger, which bean limits and the
+        // programmatic API join
+        context.register(DecidingFilter.of(RateLimitScope.TRANSPORT, d.runtime, method, transport), TRANSPORT_PRIORITY);
+        if (!principal.isEmpty()) {
+            context.register(DecidingFilter.of(RateLimitScope.PRINCIPAL, d.runtime, method, principal), PRINCIPAL_PRIORITY);
+        }
+        context.register(d.refusal, DeferredRefusalFilter.PRIORITY);
+        context.register(d.headers, Priorities.HEADER_DECORATOR);
+    }
+
+    private Deployment deployment() {
+        Deployment d = deployment;
+        if (d == null) {
+            synchronized (this) {
+                d = deployment;
+                if (d == null) {
+                    RateLimitRuntime runtime = CDI.current().select(RateLimitRuntime.class).get();
+                    d = new Deployment(runtime, ApplicationLocator.moduleClass(configuration), new DeferredRefusalFilter(),
+                            new HeaderFilter(runtime.engine()));
+                    deployment = d;
+                }
+            }
+        }
+        return d;
+    }
+
+    private record Deployment(RateLimitRuntime runtime, Class<?> moduleClass, DeferredRefusalFilter refusal,
+                              HeaderFilter headers) {
+    }
+}

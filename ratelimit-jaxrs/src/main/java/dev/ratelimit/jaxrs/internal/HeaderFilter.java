@@ -1,0 +1,43 @@
+package dev.ratelimit.jaxrs.internal;
+
+import dev.ratelimit.core.engine.RateLimitEngine;
+import dev.ratelimit.core.engine.RequestLedger;
+import dev.ratelimit.core.headers.RateLimitHeaders;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerResponseContext;
+import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.core.MultivaluedMap;
+
+/**
+ * Ends a limited request: gives back its permits when it was refused (a 429, or another filter's refusal:
+ * either way it spends nothing), and writes the rate-limit headers ({@link RateLimitHeaders}) on every
+ * response the limiter reached, except another filter's refusal.
+ */
+public final class HeaderFilter implements ContainerResponseFilter {
+
+    private static final int TOO_MANY_REQUESTS = 429;
+
+    private final RateLimitEngine engine;
+
+    public HeaderFilter(RateLimitEngine engine) {
+        this.engine = engine;
+    }
+
+    @Override
+    public void filter(ContainerRequestContext request, ContainerResponseContext response) {
+        RequestLedger ledger = Ledgers.of(request);
+        if (ledger == null) {
+            return;
+        }
+        if (ledger.refusal() != null) {
+            if (response.getStatus() >= 400) {
+                engine.giveBack(ledger);
+            }
+            if (response.getStatus() != TOO_MANY_REQUESTS) {
+                return;
+            }
+        }
+        MultivaluedMap<String, Object> headers = response.getHeaders();
+        RateLimitHeaders.write(ledger, headers::putSingle);
+    }
+}

@@ -1,0 +1,89 @@
+package dev.ratelimit.jaxrs.internal;
+
+import jakarta.ws.rs.container.ContainerRequestContext;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+/**
+ * Suspends a request while a store's answer is pending, where the runtime lets a plain request filter
+ * do so: Quarkus REST, whose request context is a {@code ResteasyReactiveContainerRequestContext}, and
+ * which runs the filters of a non-blocking resource method on an I/O thread that must never wait.
+ * Elsewhere (Jersey, RESTEasy on Open Liberty, Payara) request filters run on a worker thread, which
+ * simply waits. Reflective, so that the library does not depend on any runtime; looked up once per
+ * context class.
+ */
+final class RequestSuspension {
+
+    private static final String QUARKUS_REST_CONTEXT =
+            "org.jboss.resteasy.reactive.server.spi.ResteasyReactiveContainerRequestContext";
+
+    private static final Handles NONE = new Handles(null, null);
+
+    private static final ClassValue<Handles> HANDLES = new ClassValue<>() {
+        @Override
+        protected Handles computeValue(Class<?> type) {
+            Class<?> spi = findInterface(type, QUARKUS_REST_CONTEXT);
+            if (spi == null) {
+                return NONE;
+            }
+            try {
+                MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+                MethodType noArgs = MethodType.methodType(void.class);
+                return new Handles(lookup.findVirtual(spi, "suspend", noArgs), lookup.findVirtual(spi, "resume", noArgs));
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                return NONE;
+            }
+        }
+    };
+
+    private RequestSuspension() {
+    }
+
+    /** Suspends the request; false (and nothing done) where the runtime cannot suspend a filter. */
+    static boolean suspend(ContainerRequestContext request) {
+        Handles handles = HANDLES.get(request.getClass());
+        if (handles == NONE) {
+            return false;
+        }
+        invoke(handles.suspend, request);
+        return true;
+    }
+
+    /** Resumes a request that {@link #suspend} suspended: the next filter runs. */
+    static void resume(ContainerRequestContext request) {
+        invoke(HANDLES.get(request.getClass()).resume, request);
+    }
+
+    private static void invoke(MethodHandle handle, ContainerRequestContext request) {
+        try {
+            handle.invoke(request);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Class<?> findInterface(Class<?> type, String name) {
+        Deque<Class<?>> todo = new ArrayDeque<>();
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            todo.add(c);
+        }
+        while (!todo.isEmpty()) {
+            Class<?> c = todo.poll();
+            if (c.isInterface() && c.getName().equals(name)) {
+                return c;
+            }
+            for (Class<?> i : c.getInterfaces()) {
+                todo.add(i);
+            }
+        }
+        return null;
+    }
+
+    private record Handles(MethodHandle suspend, MethodHandle resume) {
+    }
+}
