@@ -1,13 +1,12 @@
 package dev.ratelimit.benchmarks.http;
 
-import com.sun.net.httpserver.HttpServer;
+import dev.ratelimit.examples.todos.EmbeddedHttpServer;
 import dev.ratelimit.examples.todos.TodoResource;
 import dev.ratelimit.examples.todos.TodosApplication;
 import dev.ratelimit.examples.todos.TodosServer;
 import jakarta.enterprise.inject.spi.Extension;
-import java.net.URI;
 import java.util.ServiceLoader;
-import org.glassfish.jersey.jdkhttp.JdkHttpServerFactory;
+import org.glassfish.grizzly.http.server.HttpServer;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.glassfish.jersey.server.ServerProperties;
 import org.jboss.weld.environment.se.Weld;
@@ -18,13 +17,6 @@ final class TodosServers {
 
     /** Counts the store may keep: more than the benchmark's keys, so that every request is counted. */
     static final int MAX_TRACKED_PARTITIONS = 200_000;
-
-    static {
-        // The JDK server writes a response's head and body separately; with Nagle's algorithm on, a
-        // keep-alive client's delayed ACK then holds every response for 40 ms. Set before the server
-        // class reads it (once per JVM); the same for both variants.
-        System.setProperty("sun.net.httpserver.nodelay", "true");
-    }
 
     private TodosServers() {
     }
@@ -48,7 +40,8 @@ final class TodosServers {
     }
 
     /**
-     * The same resource classes on the same Weld SE + Jersey + JDK HTTP server, ratelimit switched off:
+     * The same resource classes on the same Weld SE + Jersey + Grizzly server ({@link EmbeddedHttpServer},
+     * as {@code TodosServer} sets it up), ratelimit switched off:
      * the CDI container holds only the example's classes (not the library's interceptor and beans), and
      * Jersey registers only the example's package (not the library's {@code dev.ratelimit.jaxrs}
      * providers). The {@code @RateLimit} annotations stay on the classes, inert.
@@ -67,11 +60,11 @@ final class TodosServers {
             ResourceConfig config = ResourceConfig.forApplicationClass(TodosApplication.class)
                     .packages(false, TodoResource.class.getPackageName())
                     .property(ServerProperties.WADL_FEATURE_DISABLE, true);
-            HttpServer http = JdkHttpServerFactory.createHttpServer(URI.create("http://127.0.0.1:0/"), config);
-            port[0] = http.getAddress().getPort();
+            HttpServer http = EmbeddedHttpServer.create("127.0.0.1", 0, config);
+            port[0] = EmbeddedHttpServer.start(http);
             return () -> {
                 try {
-                    http.stop(0);
+                    EmbeddedHttpServer.stop(http);
                 } finally {
                     weld.shutdown();
                 }

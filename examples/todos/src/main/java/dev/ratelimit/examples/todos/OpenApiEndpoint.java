@@ -1,8 +1,7 @@
 package dev.ratelimit.examples.todos;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
 import io.smallrye.openapi.api.SmallRyeOpenAPI;
+import java.io.CharConversionException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -11,12 +10,16 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Locale;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
 import org.eclipse.microprofile.config.ConfigProvider;
+import org.glassfish.grizzly.http.Method;
+import org.glassfish.grizzly.http.server.HttpHandler;
+import org.glassfish.grizzly.http.server.Request;
+import org.glassfish.grizzly.http.server.Response;
+import org.glassfish.grizzly.http.util.HttpStatus;
 import org.jboss.jandex.IndexView;
 import org.jboss.jandex.Indexer;
 
@@ -26,11 +29,12 @@ import org.jboss.jandex.Indexer;
  * of the configuration ({@code dev.ratelimit.openapi.RateLimitOASFilter}, which publishes the rate
  * limits). YAML by default; JSON for {@code Accept: application/json} or {@code ?format=json}.
  *
- * <p>It is an HTTP context of its own beside Jersey's, not a Jakarta REST resource: so the document
- * does not describe itself, no rate limit covers it, and the other runtimes, which serve their own
- * {@code /openapi}, never see it. Built once, when the server starts, as Open Liberty does.
+ * <p>It is a Grizzly {@link HttpHandler} of its own, mounted on the same server beside Jersey's (context path
+ * {@value #PATH}), not a Jakarta REST resource: so the document does not describe itself, no rate limit
+ * covers it, and the other runtimes, which serve their own {@code /openapi}, never see it. Built once, when
+ * the server starts, as Open Liberty does.
  */
-final class OpenApiEndpoint implements HttpHandler {
+final class OpenApiEndpoint extends HttpHandler {
 
     static final String PATH = "/openapi";
 
@@ -38,6 +42,7 @@ final class OpenApiEndpoint implements HttpHandler {
     private final byte[] json;
 
     private OpenApiEndpoint(String yaml, String json) {
+        super("openapi");
         this.yaml = yaml.getBytes(StandardCharsets.UTF_8);
         this.json = json.getBytes(StandardCharsets.UTF_8);
     }
@@ -52,38 +57,49 @@ final class OpenApiEndpoint implements HttpHandler {
         return new OpenApiEndpoint(document.toYAML(), document.toJSON());
     }
 
+    /**
+     * Mounted at the context path {@value #PATH}, so Grizzly hands over {@code /openapi} and everything under
+     * it: {@code /openapi} and {@code /openapi/} are the document, any other path below is a 404.
+     */
     @Override
-    public void handle(HttpExchange exchange) throws IOException {
-        try (exchange) {
-            String path = exchange.getRequestURI().getPath();
-            if (!PATH.equals(path) && !(PATH + "/").equals(path)) {
-                exchange.sendResponseHeaders(404, -1);
-                return;
-            }
-            String method = exchange.getRequestMethod();
-            if (!"GET".equals(method) && !"HEAD".equals(method)) {
-                exchange.getResponseHeaders().set("Allow", "GET, HEAD");
-                exchange.sendResponseHeaders(405, -1);
-                return;
-            }
-            boolean asJson = wantsJson(exchange);
-            byte[] body = asJson ? json : yaml;
-            exchange.getResponseHeaders().set("Content-Type",
-                    (asJson ? "application/json" : "application/yaml") + ";charset=UTF-8");
-            if ("HEAD".equals(method)) {
-                exchange.sendResponseHeaders(200, -1);
-                return;
-            }
-            exchange.sendResponseHeaders(200, body.length);
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(body);
-            }
+    public void service(Request request, Response response) throws IOException {
+        String path;
+        try {
+            path = request.getDecodedRequestURI();
+        } catch (CharConversionException e) {
+            path = request.getRequestURI();
+        }
+        if (!PATH.equals(path) && !(PATH + "/").equals(path)) {
+            empty(response, HttpStatus.NOT_FOUND_404);
+            return;
+        }
+        Method method = request.getMethod();
+        if (!Method.GET.equals(method) && !Method.HEAD.equals(method)) {
+            response.setHeader("Allow", "GET, HEAD");
+            empty(response, HttpStatus.METHOD_NOT_ALLOWED_405);
+            return;
+        }
+        boolean asJson = wantsJson(request);
+        byte[] body = asJson ? json : yaml;
+        response.setStatus(HttpStatus.OK_200);
+        response.setContentType((asJson ? "application/json" : "application/yaml") + ";charset=UTF-8");
+        response.setContentLength(body.length);
+        if (Method.HEAD.equals(method)) {
+            return; // the length a GET would have, no body
+        }
+        try (OutputStream out = response.getOutputStream()) {
+            out.write(body);
         }
     }
 
+    private static void empty(Response response, HttpStatus status) {
+        response.setStatus(status);
+        response.setContentLength(0);
+    }
+
     /** {@code ?format=json|yaml} first, then the Accept header, as MicroProfile OpenAPI runtimes choose. */
-    private static boolean wantsJson(HttpExchange exchange) {
-        String query = exchange.getRequestURI().getQuery();
+    private static boolean wantsJson(Request request) {
+        String query = request.getQueryString();
         if (query != null) {
             for (String parameter : query.split("&")) {
                 if (parameter.toLowerCase(Locale.ROOT).startsWith("format=")) {
@@ -91,8 +107,12 @@ final class OpenApiEndpoint implements HttpHandler {
                 }
             }
         }
-        List<String> accept = exchange.getRequestHeaders().get("Accept");
-        return accept != null && accept.stream().anyMatch(a -> a.contains("application/json") && !a.contains("yaml"));
+        for (String accept : request.getHeaders("Accept")) {
+            if (accept.contains("application/json") && !accept.contains("yaml")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A Jandex index of every class of the application's package, from its folder or its jar. */

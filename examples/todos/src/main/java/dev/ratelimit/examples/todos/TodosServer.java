@@ -5,18 +5,20 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.type.LogicalType;
-import com.sun.net.httpserver.HttpServer;
 import jakarta.ws.rs.ext.ContextResolver;
 import java.net.URI;
 import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
-import org.glassfish.jersey.jdkhttp.JdkHttpServerFactory;
+import org.glassfish.grizzly.http.server.HttpHandlerRegistration;
+import org.glassfish.grizzly.http.server.HttpServer;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.glassfish.jersey.server.ServerProperties;
 import org.jboss.weld.environment.se.Weld;
 import org.jboss.weld.environment.se.WeldContainer;
 
 /**
- * The example embedded: a Weld SE container, then Jersey on the JDK HTTP server, on 127.0.0.1.
+ * The example embedded: a Weld SE container, then Jersey on Grizzly's HTTP server, on 127.0.0.1, with
+ * {@link OpenApiEndpoint} at {@code /openapi} on the same server, beside Jersey. How the server is set up
+ * (TCP_NODELAY, keep-alive, ...): {@link EmbeddedHttpServer}.
  *
  * <p>Jersey scans exactly two packages, {@code dev.ratelimit.jaxrs} (with its subpackages: the library's
  * providers) and {@code dev.ratelimit.examples.todos} (without subpackages), so that test classes
@@ -60,10 +62,11 @@ public final class TodosServer implements AutoCloseable {
         WeldContainer weld = new Weld().skipShutdownHook().initialize();
         try {
             OpenApiEndpoint openApi = OpenApiEndpoint.build();
-            HttpServer http = JdkHttpServerFactory.createHttpServer(
-                    URI.create("http://" + host + ":" + port + "/"), resourceConfig());
-            http.createContext(OpenApiEndpoint.PATH, openApi);
-            int bound = http.getAddress().getPort();
+            HttpServer http = EmbeddedHttpServer.create(host, port, resourceConfig());
+            // /openapi and everything below it; Jersey has the rest
+            http.getServerConfiguration().addHttpHandler(openApi,
+                    HttpHandlerRegistration.builder().contextPath(OpenApiEndpoint.PATH).urlPattern("/").build());
+            int bound = EmbeddedHttpServer.start(http);
             String reachable = "0.0.0.0".equals(host) ? LOOPBACK : host;
             return new TodosServer(weld, http, URI.create("http://" + reachable + ":" + bound + "/"));
         } catch (RuntimeException | Error e) {
@@ -125,7 +128,7 @@ public final class TodosServer implements AutoCloseable {
         }
         closed = true;
         try {
-            http.stop(0);
+            EmbeddedHttpServer.stop(http);
         } finally {
             try {
                 if (weld.isRunning()) {
