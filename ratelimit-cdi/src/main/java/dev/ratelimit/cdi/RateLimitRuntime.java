@@ -120,6 +120,10 @@ public class RateLimitRuntime {
      * {@code Application}, declares), the check waits for {@link #deploymentComplete()}.
      */
     public void checkConfiguration(boolean restToFollow) {
+        if (!configuration.settings().enabled()) {
+            checked.set(true); // nothing is applied: a key naming nothing changes nothing either
+            return;
+        }
         List<String> warnings = engine.unknownKeyWarnings();
         if (warnings.isEmpty() || !restToFollow) {
             if (checked.compareAndSet(false, true)) {

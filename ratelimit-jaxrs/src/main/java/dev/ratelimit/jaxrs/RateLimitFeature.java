@@ -58,8 +58,8 @@ public class RateLimitFeature implements DynamicFeature {
         RateLimitEngine engine = d.runtime.engine();
         ResolvedLimits limits = LimitResolver.forResourceMethod(d.runtime.settings(), d.moduleClass,
                 LimitResolver.userClass(resourceClass), method);
-        BoundLimits transport = engine.bind(limits.where(), limits.declared(RateLimitScope.TRANSPORT));
-        BoundLimits principal = engine.bind(limits.where(), limits.declared(RateLimitScope.PRINCIPAL));
+        BoundLimits transport = engine.bindOncePerRequest(limits.where(), limits.declared(RateLimitScope.TRANSPORT));
+        BoundLimits principal = engine.bindOncePerRequest(limits.where(), limits.declared(RateLimitScope.PRINCIPAL));
         // bound even without TRANSPORT limits: it makes the request's ledger, which bean limits and the
         // programmatic API join
         context.register(DecidingFilter.of(RateLimitScope.TRANSPORT, d.runtime, method, transport), TRANSPORT_PRIORITY);

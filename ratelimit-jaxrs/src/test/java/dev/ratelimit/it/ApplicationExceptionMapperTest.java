@@ -5,7 +5,7 @@ import static dev.ratelimit.it.Responses.header;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.core.RateLimitExceededException;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.MediaType;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.RateLimitDecision.Outcome;
-import dev.ratelimit.RateLimitExceededException;
+import dev.ratelimit.core.RateLimitDecision.Outcome;
+import dev.ratelimit.core.RateLimitExceededException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;

@@ -4,7 +4,8 @@ import static dev.ratelimit.it.Responses.assertRefusedBy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.RateLimitPartitioner;
+import dev.ratelimit.core.RateLimitPartitioner;
+import dev.ratelimit.core.RateLimitCaller;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Alternative;
@@ -22,7 +23,7 @@ class CustomPartitionerTest {
     @ApplicationScoped
     public static class TenantPartitioner implements RateLimitPartitioner {
         @Override
-        public String partition(Caller caller) {
+        public String partition(RateLimitCaller caller) {
             return "tenant:" + Objects.requireNonNullElse(caller.header("X-Tenant"), "none");
         }
     }

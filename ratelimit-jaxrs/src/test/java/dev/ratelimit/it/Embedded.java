@@ -1,6 +1,5 @@
 package dev.ratelimit.it;
 
-import com.sun.net.httpserver.HttpServer;
 import jakarta.ws.rs.core.Application;
 import java.io.IOException;
 import java.net.URI;
@@ -14,15 +13,16 @@ import java.util.List;
 import java.util.Map;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
-import org.glassfish.jersey.jdkhttp.JdkHttpServerFactory;
+import org.glassfish.grizzly.http.server.HttpServer;
+import org.glassfish.jersey.grizzly2.httpserver.GrizzlyHttpServerFactory;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.glassfish.jersey.server.ServerProperties;
 import org.jboss.weld.environment.se.Weld;
 import org.jboss.weld.environment.se.WeldContainer;
 
 /**
- * One test's application: a Weld SE container and, unless only CDI is wanted, Jersey on the JDK HTTP
- * server on 127.0.0.1 and a free port.
+ * One test's application: a Weld SE container and, unless only CDI is wanted, Jersey on Grizzly (as the
+ * embedded example) on 127.0.0.1 and a free port.
  *
  * <p>Weld discovers the bean archives on the class path as an application's deployment would (the
  * library jars, with their {@code beans.xml}; the Jersey and SmallRye Config extensions); the test
@@ -50,7 +50,8 @@ public final class Embedded implements AutoCloseable {
     private Embedded(WeldContainer weld, HttpServer http, Map<String, String> properties) {
         this.weld = weld;
         this.http = http;
-        this.baseUri = http == null ? null : URI.create("http://" + LOOPBACK + ":" + http.getAddress().getPort() + "/");
+        this.baseUri = http == null ? null
+                : URI.create("http://" + LOOPBACK + ":" + http.getListeners().iterator().next().getPort() + "/");
         this.properties = properties;
     }
 
@@ -97,7 +98,7 @@ public final class Embedded implements AutoCloseable {
         closed = true;
         try {
             if (http != null) {
-                http.stop(0);
+                http.shutdownNow();
             }
         } finally {
             try {
@@ -179,7 +180,7 @@ public final class Embedded implements AutoCloseable {
                 return new Embedded(weld, null, props);
             }
             try {
-                HttpServer http = JdkHttpServerFactory.createHttpServer(URI.create("http://" + LOOPBACK + ":0/"),
+                HttpServer http = GrizzlyHttpServerFactory.createHttpServer(URI.create("http://" + LOOPBACK + ":0/"),
                         resourceConfig());
                 return new Embedded(weld, http, props);
             } catch (RuntimeException | Error e) {

@@ -3,15 +3,16 @@ package dev.ratelimit.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.RateLimitDecision;
-import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimitRequest;
+import dev.ratelimit.core.RateLimitStore;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Alternative;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.logging.Level;
 import org.junit.jupiter.api.Test;
@@ -48,12 +49,13 @@ class StartupLogTest {
     @ApplicationScoped
     public static class NamedStore implements RateLimitStore {
         @Override
-        public CompletionStage<RateLimitDecision> acquire(String partition, List<RateLimitPolicy> policies) {
+        public CompletionStage<RateLimitDecision> acquire(String partition, RateLimitRequest request, int multiple) {
             throw new UnsupportedOperationException("not called by this test");
         }
 
         @Override
-        public void release(RateLimitDecision decision) {
+        public CompletionStage<Void> release(RateLimitDecision decision) {
+            return CompletableFuture.completedFuture(null);
         }
 
         @Override
@@ -120,7 +122,7 @@ class StartupLogTest {
             assertThat(info).singleElement().asString()
                     .startsWith("ratelimit:")
                     .contains("InProcessRateLimitStore")
-                    .contains("LimitedService.work() [\"svc\" 2/60s TRANSPORT]")
+                    .contains("LimitedService.work() [\"svc\" 2/60s]")
                     .doesNotContain("LimitedService.unlimited()");
         }
     }

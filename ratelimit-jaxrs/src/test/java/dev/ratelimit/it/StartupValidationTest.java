@@ -206,12 +206,90 @@ class StartupValidationTest {
             "ratelimit.global.permit-limit, -1",
             "ratelimit.global.scope, NOPE",
             "ratelimit.global.window-seconds, 0",
+            "ratelimit.global.algorithm, FIXED_WINDOW",
+            "ratelimit.enabled, maybe",
+            "ratelimit.mode, loud",
+            "ratelimit.limits.burst.permit-limit, lots",
+            "ratelimit.limits.burst.window-seconds, 31536001",
+            "ratelimit.limits.burst.algorithm, LEAKY_BUCKET",
+            "ratelimit.limits.burst.mode, sometimes",
+            "ratelimit.plans, go ld",
+            "ratelimit.plans.gold.limits.burst.permit-limit, 0",
+            "ratelimit.store.timeout-millis, 0",
+            "ratelimit.store.on-failure, retry",
+            "ratelimit.redis.timeout-millis, forever",
+            "ratelimit.test.manual-clock, yes",
     })
     void malformedSettingFailsStartUpNamingKeyAndValue(String key, String value) {
-        Throwable failure = startFailure(Embedded.builder().config(key, value).resources(Unlimited.class));
+        Embedded.Builder app = Embedded.builder().config(key, value).resources(Unlimited.class);
+        if (key.startsWith("ratelimit.plans.gold.")) {
+            app.config("ratelimit.plans", "gold");
+        }
+        Throwable failure = startFailure(app);
 
         assertThat(Failures.messages(failure))
                 .anySatisfy(m -> assertThat(m).contains(key).contains("\"" + value + "\""));
+    }
+
+    @Path("/costly")
+    public static class CostAboveTheLimit {
+        @GET
+        @RateLimit(name = "costly", permitLimit = 3, cost = 4)
+        public String get() {
+            return "never";
+        }
+    }
+
+    @Path("/costly-after-override")
+    public static class Costly {
+        @GET
+        @RateLimit(name = "costly", permitLimit = 10, cost = 4)
+        public String get() {
+            return "never";
+        }
+    }
+
+    @Path("/sliding")
+    public static class SlidingShared {
+        @GET
+        @RateLimit(name = "shared")
+        public String get() {
+            return "never";
+        }
+    }
+
+    @Path("/bucket")
+    public static class BucketShared {
+        @GET
+        @RateLimit(name = "shared", algorithm = dev.ratelimit.core.RateLimitAlgorithm.TOKEN_BUCKET)
+        public String get() {
+            return "never";
+        }
+    }
+
+    @Test
+    void costAboveThePermitLimitFailsStartUpNamingMethodAndValue() {
+        Throwable failure = startFailure(Embedded.builder().resources(CostAboveTheLimit.class));
+
+        assertThat(Failures.messages(failure)).anySatisfy(m -> assertThat(m)
+                .contains("CostAboveTheLimit.get()").contains("cost must be between 1 and permitLimit (3), was 4"));
+    }
+
+    @Test
+    void costAboveThePermitLimitAfterAPlanOverrideFailsStartUpNamingMethodPlanAndValue() {
+        Throwable failure = startFailure(Embedded.builder().resources(Costly.class)
+                .config("ratelimit.plans", "free").config("ratelimit.plans.free.limits.costly.permit-limit", "2"));
+
+        assertThat(Failures.messages(failure)).anySatisfy(m -> assertThat(m)
+                .contains("Costly.get()").contains("\"free\"").contains("(2").contains("was 4"));
+    }
+
+    @Test
+    void limitsSharingANameWithDifferentAlgorithmsFailStartUpNamingBoth() {
+        Throwable failure = startFailure(Embedded.builder().resources(SlidingShared.class, BucketShared.class));
+
+        assertThat(Failures.messages(failure)).anySatisfy(m -> assertThat(m).contains("\"shared\"")
+                .contains("SlidingShared.get()").contains("BucketShared.get()").contains("must share an algorithm"));
     }
 
     private static Throwable startFailure(Embedded.Builder app) {

@@ -1,7 +1,10 @@
 package dev.ratelimit.openapi;
 
-import dev.ratelimit.internal.resolve.ResolvedLimit;
+import dev.ratelimit.cdi.RateLimitConfiguration;
+import dev.ratelimit.cdi.ResolvedLimit;
+import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.openapi.internal.check.IndexCheck;
+import dev.ratelimit.openapi.internal.document.EffectiveLimit;
 import dev.ratelimit.openapi.internal.document.LimitDocumentation;
 import dev.ratelimit.openapi.internal.document.OperationMatcher;
 import dev.ratelimit.openapi.internal.document.OperationMatcher.Key;
@@ -16,6 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.openapi.OASFilter;
 import org.eclipse.microprofile.openapi.models.OpenAPI;
 import org.eclipse.microprofile.openapi.models.Operation;
@@ -25,10 +30,27 @@ import org.eclipse.microprofile.openapi.models.PathItem;
  * Publishes the rate limits in the OpenAPI document (SPEC 9). Every operation covered by a method,
  * class or module {@code @RateLimit} gets a {@code 429} response ({@code application/problem+json},
  * with {@code Retry-After} and the {@code RateLimit-*} headers), the {@code RateLimit-*} headers on
- * each of its other responses, and the limits in force (name, permitLimit, windowSeconds, scope) in
- * its description and its {@code x-ratelimit} extension. An operation that declares a 429 itself
- * keeps its description and content and gains the headers. Operations without limits, and global
- * limits (configuration), are left out.
+ * each of its other responses, and the limits in force in its description and its {@code x-ratelimit}
+ * extension. An operation that declares a 429 itself keeps its description and content and gains the
+ * headers. Operations without limits, and global limits (configuration), are left out.
+ *
+ * <p>The limits are documented with their effective values (SPEC 12, 13), read from MicroProfile Config
+ * each time the document is filtered, as the application reads them at start-up:
+ * {@code ratelimit.limits.<name>.*} changes permitLimit, windowSeconds, algorithm and mode; a limit that
+ * is off (for every caller) is not documented; a limit in shadow mode is described as such but brings no
+ * 429 and no header, as it refuses nothing and writes none; each limit lists the plans of
+ * {@code ratelimit.plans} that change it. With {@code ratelimit.enabled=false} the document is left
+ * alone. A malformed {@code ratelimit.*} value fails the filter with the
+ * {@link dev.ratelimit.core.InvalidRateLimitException} that fails the application's start-up (naming key
+ * and value): a document that showed other limits than the application enforces would mislead its
+ * readers, and the application does not start with that configuration anyway.
+ *
+ * <p>Where the document is built at build time (Quarkus), the configuration is the one the filter runs
+ * with: Quarkus 3.32 and later run {@code mp.openapi.filter} when the application starts, with its run-time
+ * configuration; earlier versions run it at build time, so that overrides given only at run time reach
+ * {@code /q/openapi} with {@code quarkus.smallrye-openapi.always-run-filter=true} (the document is then
+ * filtered on each request). A document filtered again says what the last run found (its limits' text
+ * replaced, not repeated).
  *
  * <p>Register it in {@code META-INF/microprofile-config.properties}:
  * <pre>mp.openapi.filter=dev.ratelimit.openapi.RateLimitOASFilter</pre>
@@ -44,9 +66,16 @@ import org.eclipse.microprofile.openapi.models.PathItem;
 public class RateLimitOASFilter implements OASFilter {
 
     private static final System.Logger LOG = System.getLogger("dev.ratelimit.openapi");
+    /** The declarations as they are: no override, no plan, no mode. */
+    private static final RateLimitSettings NO_CONFIGURATION = RateLimitSettings.of(Map.of());
 
     @Override
     public void filterOpenAPI(OpenAPI openAPI) {
+        RateLimitSettings settings = settings();
+        if (!settings.enabled()) {
+            LOG.log(Level.DEBUG, "ratelimit-openapi: ratelimit.enabled=false, so the OpenAPI document shows no rate limits");
+            return;
+        }
         ResourceIndex index = ResourceIndex.load(Thread.currentThread().getContextClassLoader(),
                 RateLimitOASFilter.class.getClassLoader());
         for (String problem : index.problems()) {
@@ -57,20 +86,43 @@ public class RateLimitOASFilter implements OASFilter {
                     + "OpenAPI document shows no rate limits: " + IndexCheck.ENABLE_PROCESSOR);
             return;
         }
-        document(openAPI, index);
+        document(openAPI, index, settings);
     }
 
-    /** Documents the limited operations of {@code openAPI} as {@code index} describes them. */
+    /**
+     * The {@code ratelimit.*} settings of the application's configuration, validated.
+     *
+     * @throws dev.ratelimit.core.InvalidRateLimitException naming the key and the value when one is malformed
+     */
+    private static RateLimitSettings settings() {
+        Config config;
+        try {
+            config = ConfigProvider.getConfig();
+        } catch (IllegalStateException | LinkageError e) {
+            // no MicroProfile Config implementation here: nothing can override the declarations
+            LOG.log(Level.WARNING, "ratelimit-openapi: no MicroProfile Config (" + e + "), so the OpenAPI document "
+                    + "shows the limits as declared, without configuration overrides");
+            return NO_CONFIGURATION;
+        }
+        return RateLimitSettings.load(RateLimitConfiguration.source(config));
+    }
+
+    /** Documents the limited operations of {@code openAPI} as {@code index} declares them, without configuration. */
     static void document(OpenAPI openAPI, ResourceIndex index) {
+        document(openAPI, index, NO_CONFIGURATION);
+    }
+
+    /** Documents the limited operations of {@code openAPI} as {@code index} declares them and {@code settings} change them. */
+    static void document(OpenAPI openAPI, ResourceIndex index, RateLimitSettings settings) {
         Map<Key, List<Operation>> documented = operations(openAPI);
         Map<Key, List<IndexedOperation>> matched = OperationMatcher.match(documented.keySet(), index.operations());
         LimitDocumentation documentation = new LimitDocumentation(openAPI);
         Set<IndexedOperation> published = new HashSet<>();
         for (Map.Entry<Key, List<IndexedOperation>> match : matched.entrySet()) {
             published.addAll(match.getValue());
-            List<ResolvedLimit> limits = union(match.getValue());
+            List<EffectiveLimit> limits = EffectiveLimit.of(union(match.getValue()), settings);
             if (limits.isEmpty()) {
-                continue;
+                continue; // no limit, or every one off
             }
             for (Operation operation : documented.get(match.getKey())) {
                 documentation.document(operation, limits);
@@ -112,10 +164,10 @@ public class RateLimitOASFilter implements OASFilter {
      * say): each limit once, in order.
      */
     private static List<ResolvedLimit> union(List<IndexedOperation> methods) {
-        Map<Object, ResolvedLimit> limits = new LinkedHashMap<>();
+        Map<List<Object>, ResolvedLimit> limits = new LinkedHashMap<>();
         for (IndexedOperation method : methods) {
             for (ResolvedLimit limit : method.limits()) {
-                limits.putIfAbsent(limit.policy(), limit);
+                limits.putIfAbsent(List.of(limit.policy(), limit.cost(), limit.scope()), limit);
             }
         }
         return new ArrayList<>(limits.values());

@@ -17,6 +17,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
 import org.eclipse.microprofile.openapi.models.OpenAPI;
 import org.jboss.jandex.Index;
 import org.jboss.jandex.IndexView;
@@ -25,7 +27,8 @@ import org.jboss.jandex.Indexer;
 /**
  * Builds an application's OpenAPI document for real, the way a SmallRye-based runtime does at start
  * (Open Liberty) or at build time (Quarkus): scan the classes, then run the {@code mp.openapi.filter}
- * named in the configuration.
+ * named in the configuration. The configuration given is the application's MicroProfile Config while the
+ * document is built ({@code ConfigProvider.getConfig()} answers it, as the filter asks), and only then.
  */
 final class OpenApiDocuments {
 
@@ -36,8 +39,11 @@ final class OpenApiDocuments {
 
     /** The document of {@code classes}, with the configuration given (and nothing else). */
     static OpenAPI build(ClassLoader loader, Map<String, String> config, IndexView index) {
-        OpenApiConfig openApiConfig = OpenApiConfig.fromConfig(new SmallRyeConfigBuilder()
-                .withDefaultValues(config).build());
+        Config applicationConfig = new SmallRyeConfigBuilder().withDefaultValues(config).build();
+        OpenApiConfig openApiConfig = OpenApiConfig.fromConfig(applicationConfig);
+        ConfigProviderResolver resolver = ConfigProviderResolver.instance();
+        resolver.releaseConfig(resolver.getConfig(loader)); // one that an earlier getConfig() made and kept
+        resolver.registerConfig(applicationConfig, loader);
         Thread thread = Thread.currentThread();
         ClassLoader previous = thread.getContextClassLoader();
         thread.setContextClassLoader(loader);
@@ -51,6 +57,7 @@ final class OpenApiDocuments {
             return document.get();
         } finally {
             thread.setContextClassLoader(previous);
+            resolver.releaseConfig(applicationConfig);
         }
     }
 

@@ -55,13 +55,13 @@ class RateLimitIndexProcessorTest {
                 Map.of("app.App", APP, "app.Orders", ORDERS, "app.Notes", NOTES));
         assertThat(result.success()).as(result.messages(Diagnostic.Kind.ERROR)).isTrue();
         assertThat(result.records()).containsExactly(
-                "ratelimit-index\t1",
-                "application\tapp.App\t/v1\tmodule;50;10;TRANSPORT",
-                "method\tapp.Orders\tGET\t/orders\tapp.Orders#all()\t\tdefault;3;60;TRANSPORT",
+                "ratelimit-index\t2",
+                "application\tapp.App\t/v1\tmodule;50;10;TRANSPORT;SLIDING_WINDOW;1",
+                "method\tapp.Orders\tGET\t/orders\tapp.Orders#all()\t\tdefault;3;60;TRANSPORT;SLIDING_WINDOW;1",
                 "method\tapp.Orders\tGET\t/orders/{id}\tapp.Orders#one(long)\t\t",
                 "method\tapp.Orders\tGET\t/orders/{id}/lines\tapp.Orders$Lines#all()\t\t",
-                "method\tapp.Orders\tPUT\t/orders/{id}/lines/{n}\tapp.Orders$Lines#put(int,java.lang.String[])\t\tedit;2;1;TRANSPORT",
-                "method\tapp.Orders\tGET\t/orders/{id}/notes\tapp.Notes#all()\tnotes;7;70;TRANSPORT\t");
+                "method\tapp.Orders\tPUT\t/orders/{id}/lines/{n}\tapp.Orders$Lines#put(int,java.lang.String[])\t\tedit;2;1;TRANSPORT;SLIDING_WINDOW;1",
+                "method\tapp.Orders\tGET\t/orders/{id}/notes\tapp.Notes#all()\tnotes;7;70;TRANSPORT;SLIDING_WINDOW;1\t");
     }
 
     @Test
@@ -92,10 +92,62 @@ class RateLimitIndexProcessorTest {
                         """));
         assertThat(result.success()).as(result.messages(Diagnostic.Kind.ERROR)).isTrue();
         assertThat(result.records()).containsExactly(
-                "ratelimit-index\t1",
-                "method\tapp.Things\tGET\t/things\tapp.Things#list()\t\tlist;9;9;TRANSPORT",
+                "ratelimit-index\t2",
+                "method\tapp.Things\tGET\t/things\tapp.Things#list()\t\tlist;9;9;TRANSPORT;SLIDING_WINDOW;1",
                 "method\tapp.Things\tPOST\t/things\tapp.Things#create(java.lang.String)\t\t",
                 "method\tapp.Things\tDELETE\t/things/{id}\tapp.Things#remove(java.lang.String)\t\t");
+    }
+
+    @Test
+    void recordsTheAlgorithmAndTheCostOfEachLimit(@TempDir Path out) {
+        Result result = TestCompiler.compile(out, Processing.DOCUMENTED_LINE, Map.of("app.Reports", """
+                package app;
+                import dev.ratelimit.RateLimit;
+                import dev.ratelimit.RateLimitScope;
+                import dev.ratelimit.core.RateLimitAlgorithm;
+                import jakarta.ws.rs.*;
+                @Path("reports")
+                @RateLimit(permitLimit = 20, windowSeconds = 60, name = "api", algorithm = RateLimitAlgorithm.TOKEN_BUCKET)
+                public class Reports {
+                    @GET @RateLimit(permitLimit = 10, windowSeconds = 60, name = "reports", cost = 4,
+                            algorithm = RateLimitAlgorithm.STRICT_WINDOW, scope = RateLimitScope.PRINCIPAL)
+                    public String report() { return ""; }
+                }
+                """));
+        assertThat(result.success()).as(result.messages(Diagnostic.Kind.ERROR)).isTrue();
+        assertThat(result.records()).containsExactly(
+                "ratelimit-index\t2",
+                "method\tapp.Reports\tGET\t/reports\tapp.Reports#report()\tapi;20;60;TRANSPORT;TOKEN_BUCKET;1"
+                        + "\treports;10;60;PRINCIPAL;STRICT_WINDOW;4");
+    }
+
+    @Test
+    void aCostAboveThePermitLimitIsACompileErrorAsTheRuntimeWouldFailTheDeployment(@TempDir Path out) {
+        Result result = TestCompiler.compile(out, Processing.DOCUMENTED_LINE, Map.of("app.Costly", """
+                package app;
+                import dev.ratelimit.RateLimit;
+                import jakarta.ws.rs.*;
+                @Path("costly")
+                public class Costly {
+                    @GET @RateLimit(permitLimit = 3, windowSeconds = 60, cost = 4) public String get() { return ""; }
+                    @POST @RateLimit(permitLimit = 3, windowSeconds = 60, cost = 0) public void post(String body) {}
+                }
+                """));
+        assertThat(result.success()).isFalse();
+        assertThat(result.messages(Diagnostic.Kind.ERROR)).contains(
+                "@RateLimit on Costly.get(): cost must be between 1 and permitLimit (3), was 4",
+                "@RateLimit on Costly.post(String): cost must be between 1 and permitLimit (3), was 0");
+    }
+
+    @Test
+    void anIndexOfFormatVersion1FromAnEarlierBuildIsReadAndRewrittenInVersion2(@TempDir Path out) throws Exception {
+        Path index = out.resolve("META-INF/ratelimit/resource-methods.idx");
+        Files.createDirectories(index.getParent());
+        Files.writeString(index, "ratelimit-index\t1\napplication\tapp.App\t/v1\tmodule;50;10;TRANSPORT\n");
+        Result result = TestCompiler.compile(out, Processing.DOCUMENTED_LINE, Map.of("app.App", APP));
+        assertThat(result.success()).as(result.messages(Diagnostic.Kind.ERROR)).isTrue();
+        assertThat(result.records()).containsExactly("ratelimit-index\t2",
+                "application\tapp.App\t/v1\tmodule;50;10;TRANSPORT;SLIDING_WINDOW;1");
     }
 
     @Test
@@ -132,11 +184,11 @@ class RateLimitIndexProcessorTest {
                 """));
         assertThat(partial.success()).as(partial.messages(Diagnostic.Kind.ERROR)).isTrue();
         assertThat(partial.records()).contains(
-                "application\tapp.App\t/v1\tmodule;50;10;TRANSPORT",
-                "method\tapp.Orders\tGET\t/orders\tapp.Orders#all()\t\tdefault;3;60;TRANSPORT",
+                "application\tapp.App\t/v1\tmodule;50;10;TRANSPORT;SLIDING_WINDOW;1",
+                "method\tapp.Orders\tGET\t/orders\tapp.Orders#all()\t\tdefault;3;60;TRANSPORT;SLIDING_WINDOW;1",
                 // Orders was not compiled again: its locator is followed from its class file to the new Notes
-                "method\tapp.Orders\tGET\t/orders/{id}/notes\tapp.Notes#all()\tnotes;8;80;TRANSPORT\t",
-                "method\tapp.Notes\tGET\t/notes\tapp.Notes#all()\tnotes;8;80;TRANSPORT\t");
+                "method\tapp.Orders\tGET\t/orders/{id}/notes\tapp.Notes#all()\tnotes;8;80;TRANSPORT;SLIDING_WINDOW;1\t",
+                "method\tapp.Notes\tGET\t/notes\tapp.Notes#all()\tnotes;8;80;TRANSPORT;SLIDING_WINDOW;1\t");
     }
 
     @Test

@@ -46,8 +46,11 @@ class RateLimitOASFilterTest {
     @Test
     void methodLimitGetsA429AndTheHeadersOnEveryOtherResponse() {
         JsonNode get = operation("get", "/api/items");
-        assertThat(limits(get)).containsExactly("default 3/60s TRANSPORT method");
-        assertThat(get.path("description").asText()).contains("\"default\" allows 3 requests per 60 seconds");
+        assertThat(limits(get)).containsExactly("default 3/60s SLIDING_WINDOW cost 1 TRANSPORT method enforce");
+        assertThat(get.path("description").asText()).isEqualTo("Rate limit (counted per client):\n"
+                + "- \"default\" allows 3 requests per 60 seconds. Sliding window: a request counts for up to 60 seconds.\n"
+                + "\nA request over a limit is answered 429 Too Many Requests with Retry-After; the RateLimit headers of "
+                + "every response tell what is left.");
         assertThat(get.at("/responses/429/$ref").asText()).isEqualTo(OUR_429);
         assertThat(headerRefs(get.at("/responses/200"))).containsExactlyElementsOf(RATE_LIMIT_HEADERS);
     }
@@ -55,35 +58,48 @@ class RateLimitOASFilterTest {
     @Test
     void twoMethodLimitsAreListedInDeclarationOrderWithTheirScope() {
         JsonNode post = operation("post", "/api/items");
-        assertThat(limits(post)).containsExactly("burst 5/1s TRANSPORT method", "hourly 500/3600s PRINCIPAL method");
-        assertThat(post.path("description").asText())
-                .contains("\"burst\" allows 5 requests per 1 second; \"hourly\" allows 500 requests per 3600 seconds "
-                        + "(only requests that pass authorization count)");
+        assertThat(limits(post)).containsExactly("burst 5/1s SLIDING_WINDOW cost 1 TRANSPORT method enforce",
+                "hourly 500/3600s SLIDING_WINDOW cost 1 PRINCIPAL method enforce");
+        assertThat(post.path("description").asText()).startsWith("Rate limits (counted per client):\n"
+                + "- \"burst\" allows 5 requests per 1 second. Sliding window: a request counts for up to 1 second.\n"
+                + "- \"hourly\" allows 500 requests per 3600 seconds. Only requests that pass authorization count. "
+                + "Sliding window: a request counts for up to 3600 seconds.\n\n");
+    }
+
+    @Test
+    void algorithmAndCostAreShownInTheExtensionAndTheDescription() {
+        JsonNode report = operation("get", "/api/items/report");
+        assertThat(limits(report)).containsExactly("reports 10/60s STRICT_WINDOW cost 4 TRANSPORT method enforce");
+        assertThat(report.path("description").asText()).contains("\"reports\" allows 10 permits per 60 seconds. "
+                + "Each call costs 4 permits. Strict window: never more than 10 permits in any span of 60 seconds, at a "
+                + "sustained rate of 8/9 of that (8.89 per 60 seconds) for a client that keeps retrying.");
+        assertThat(report.at("/responses/429/$ref").asText()).isEqualTo(OUR_429);
     }
 
     @Test
     void regexPathParameterIsMatchedByItsNameAndTheModuleLimitCoversIt() {
         assertThat(document.path("paths").has("/api/items/{id}")).isTrue();
         JsonNode get = operation("get", "/api/items/{id}");
-        assertThat(limits(get)).containsExactly("module 100/60s TRANSPORT module");
+        assertThat(limits(get)).containsExactly("module 100/60s SLIDING_WINDOW cost 1 TRANSPORT module enforce");
         assertThat(headerRefs(get.at("/responses/404"))).containsExactlyElementsOf(RATE_LIMIT_HEADERS);
-        assertThat(limits(operation("delete", "/api/items/{id}"))).containsExactly("module 100/60s TRANSPORT module");
+        assertThat(limits(operation("delete", "/api/items/{id}"))).containsExactly("module 100/60s SLIDING_WINDOW cost 1 TRANSPORT module enforce");
     }
 
     @Test
     void subResourceMethodsHaveTheirClassAndMethodLimitsAndNotTheModule() {
         assertThat(limits(operation("get", "/api/items/{itemId}/reviews")))
-                .containsExactly("reviews 20/60s TRANSPORT class", "review-reads 10/1s TRANSPORT method");
+                .containsExactly("reviews 20/60s SLIDING_WINDOW cost 1 TRANSPORT class enforce",
+                        "review-reads 10/1s SLIDING_WINDOW cost 1 TRANSPORT method enforce");
         assertThat(limits(operation("post", "/api/items/{itemId}/reviews")))
-                .containsExactly("reviews 20/60s TRANSPORT class");
+                .containsExactly("reviews 20/60s SLIDING_WINDOW cost 1 TRANSPORT class enforce");
         assertThat(limits(operation("get", "/api/items/{itemId}/reviews/{reviewId}")))
-                .containsExactly("reviews 20/60s TRANSPORT class");
+                .containsExactly("reviews 20/60s SLIDING_WINDOW cost 1 TRANSPORT class enforce");
     }
 
     @Test
     void classLimitCoversTheMethodsOfAnImplementedAnnotatedInterface() {
-        assertThat(limits(operation("get", "/api/accounts"))).containsExactly("accounts 30/60s TRANSPORT class");
-        assertThat(limits(operation("put", "/api/accounts/{name}"))).containsExactly("accounts 30/60s TRANSPORT class");
+        assertThat(limits(operation("get", "/api/accounts"))).containsExactly("accounts 30/60s SLIDING_WINDOW cost 1 TRANSPORT class enforce");
+        assertThat(limits(operation("put", "/api/accounts/{name}"))).containsExactly("accounts 30/60s SLIDING_WINDOW cost 1 TRANSPORT class enforce");
     }
 
     @Test
@@ -98,7 +114,7 @@ class RateLimitOASFilterTest {
         expected.add("Retry-After");
         assertThat(headerRefs(own)).containsExactlyElementsOf(expected);
         assertThat(own.at("/headers/Retry-After/$ref").asText()).isEqualTo("#/components/headers/RateLimit-Retry-After");
-        assertThat(limits(export)).containsExactly("export 1/10s TRANSPORT method");
+        assertThat(limits(export)).containsExactly("export 1/10s SLIDING_WINDOW cost 1 TRANSPORT method enforce");
     }
 
     @Test
@@ -122,12 +138,12 @@ class RateLimitOASFilterTest {
         JsonNode headers = document.at("/components/headers");
         assertThat(fieldNames(headers)).containsExactly("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset",
                 "RateLimit-Policy", "RateLimit", "RateLimit-Retry-After");
-        assertThat(headers.at("/RateLimit-Limit/description").asText()).contains("Unit: requests");
-        assertThat(headers.at("/RateLimit-Remaining/description").asText()).contains("Unit: requests");
+        assertThat(headers.at("/RateLimit-Limit/description").asText()).contains("Unit: permits (requests, at a cost of 1)");
+        assertThat(headers.at("/RateLimit-Remaining/description").asText()).contains("Unit: permits");
         assertThat(headers.at("/RateLimit-Reset/description").asText()).contains("Unit: seconds");
         assertThat(headers.at("/RateLimit-Retry-After/description").asText()).contains("Unit: seconds");
-        assertThat(headers.at("/RateLimit-Policy/description").asText()).contains("q=<requests per window>", "w=<window in seconds>");
-        assertThat(headers.at("/RateLimit/description").asText()).contains("r=<requests remaining>", "t=<seconds until a permit returns>");
+        assertThat(headers.at("/RateLimit-Policy/description").asText()).contains("q=<permits per window>", "w=<window in seconds>");
+        assertThat(headers.at("/RateLimit/description").asText()).contains("r=<permits remaining>", "t=<seconds until a permit returns>");
         for (JsonNode header : headers) {
             assertThat(header.at("/schema/type").asText()).isIn("integer", "string");
         }
@@ -147,7 +163,7 @@ class RateLimitOASFilterTest {
                 assertThat(operation.at("/responses/429").isMissingNode()).isFalse();
             }
         }
-        assertThat(operations).isEqualTo(10);
+        assertThat(operations).isEqualTo(11);
     }
 
     @Test
@@ -169,13 +185,14 @@ class RateLimitOASFilterTest {
         return operation;
     }
 
-    /** The x-ratelimit items as {@code name permit/windows SCOPE declaredOn}. */
-    private static List<String> limits(JsonNode operation) {
+    /** The x-ratelimit items as {@code name permit/windows ALGORITHM cost n SCOPE declaredOn mode}. */
+    static List<String> limits(JsonNode operation) {
         List<String> limits = new ArrayList<>();
         for (JsonNode item : operation.path("x-ratelimit")) {
             limits.add(item.path("name").asText() + " " + item.path("permitLimit").asInt() + "/"
-                    + item.path("windowSeconds").asInt() + "s " + item.path("scope").asText() + " "
-                    + item.path("declaredOn").asText());
+                    + item.path("windowSeconds").asInt() + "s " + item.path("algorithm").asText() + " cost "
+                    + item.path("cost").asInt() + " " + item.path("scope").asText() + " "
+                    + item.path("declaredOn").asText() + " " + item.path("mode").asText());
         }
         return limits;
     }

@@ -1,6 +1,7 @@
 package dev.ratelimit.openapi;
 
 import dev.ratelimit.RateLimit;
+import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.jaxrs.RateLimitExceptionMapper;
 import dev.ratelimit.openapi.internal.index.IndexFormat;
 import dev.ratelimit.openapi.processor.RateLimitIndexProcessor;
@@ -97,10 +98,11 @@ final class TestCompiler {
         }
     }
 
-    /** The APIs an application compiles against, ratelimit, and this module (where the processor is found). */
+    /** The APIs an application compiles against, ratelimit (core and CDI), and this module (where the processor is found). */
     private static String classpath(List<Path> extra) {
         Set<String> entries = new LinkedHashSet<>();
-        for (Class<?> c : List.of(RateLimitIndexProcessor.class, RateLimit.class, RateLimitExceptionMapper.class,
+        for (Class<?> c : List.of(RateLimitIndexProcessor.class, RateLimit.class, RateLimitAlgorithm.class,
+                RateLimitExceptionMapper.class,
                 jakarta.ws.rs.Path.class, jakarta.enterprise.util.Nonbinding.class,
                 jakarta.interceptor.InterceptorBinding.class,
                 org.eclipse.microprofile.openapi.annotations.responses.APIResponse.class)) {

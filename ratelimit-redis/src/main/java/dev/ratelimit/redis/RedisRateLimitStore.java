@@ -1,99 +1,82 @@
 package dev.ratelimit.redis;
 
-import dev.ratelimit.RateLimitDecision;
-import dev.ratelimit.RateLimitDecision.Outcome;
-import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.RateLimitStore;
-import dev.ratelimit.redis.internal.OutageLog;
+import dev.ratelimit.core.CountKey;
+import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimitDecision.Outcome;
+import dev.ratelimit.core.RateLimitDecision.State;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitRequest;
+import dev.ratelimit.core.RateLimitRequest.Kind;
+import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.store.InProcessRateLimitStore;
 import dev.ratelimit.redis.internal.RedisConnector;
 import dev.ratelimit.redis.internal.RedisKeys;
-import dev.ratelimit.redis.internal.RedisSettings;
-import dev.ratelimit.redis.internal.RedisStoreException;
+import dev.ratelimit.redis.internal.RedisUris;
 import dev.ratelimit.redis.internal.Script;
-import dev.ratelimit.store.InProcessRateLimitStore;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 
 /**
- * Counts in Redis, so that every instance of an application spends from one shared count (SPEC 7),
- * with exactly the semantics of {@link InProcessRateLimitStore}: 8-step sliding window anchored at
- * the count's creation, a count sized by the request that creates it, all or nothing, give-back to
- * the step a permit was spent in.
+ * Counts in Redis, so that every instance of an application spends from one shared count (SPEC 7), with
+ * exactly the semantics of {@link InProcessRateLimitStore}, for every algorithm, any number of permits, debt
+ * and shadow limits (SPEC 15, 17): the same decisions, to the microsecond (this store's resolution).
  *
- * <p>One request is one round trip: one Lua script ({@code EVALSHA}, {@code EVAL} only when Redis
- * does not know it yet) reads the server's clock, rolls each count of the request, decides all of
- * them together, spends, and sets each count to expire when its last permit returns (an empty count
- * is as good as a missing one, so nothing is lost). Keys: see {@link RedisKeys}; all counts of a
- * request share one Redis Cluster slot.
+ * <p>One call is one round trip: one Lua script ({@code EVALSHA}; {@code EVAL} only when Redis does not know
+ * it yet) reads the server's clock, brings every count of the request up to date, decides them all
+ * together, spends, and sets each count it wrote to expire when it comes to hold nothing (its newest
+ * permit's return; a full bucket), so that expiry loses nothing. A give-back is one call of the same script.
+ * Keys: see {@link RedisKeys}; all counts of a request share one Redis Cluster slot.
  *
- * <p>Whatever Redis does, a request is decided within the timeout: when Redis fails or does not
- * answer in time, {@link OnFailure} decides. One warning is logged per outage. Lettuce reconnects by
- * itself; an application never needs a restart.
+ * <p>Failures: a call that Redis does not answer within the timeout fails (Lettuce's command timeout is
+ * the timeout: commands never pile up behind a Redis that hangs); while disconnected, calls fail at once.
+ * The engine's failure policy ({@code ratelimit.store.on-failure}) decides what a request then gets, and
+ * logs the outage. Lettuce reconnects by itself; an application never needs a restart.
  *
- * <p>Thread-safe and non-blocking: every field is final (Lettuce's connection and the in-process
- * fallback are thread-safe themselves) but {@code closed}, a volatile flag that silences the outage log
- * once closing fails the calls in flight. Stages complete on Lettuce's I/O threads (or the JDK's
- * timeout thread), and nothing done there blocks. Close it to release the connection and the client's
- * threads.
+ * <p>Thread-safe and non-blocking: every field is final (Lettuce's connection is thread-safe); a handle
+ * ({@link #bind}) is immutable but for a cache of the last policy's arguments, replaced whole. Stages
+ * complete on Lettuce's threads, and nothing done there blocks. Close it to release the connection and
+ * the client's threads.
  */
 public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 
-    /** Default of {@code ratelimit.redis.timeout-millis}. */
+    /** The timeout when none is given: the default of {@code ratelimit.store.timeout-millis}. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(250);
 
-    /** Microseconds in one step of a one-second window: times are kept in microseconds, the server's clock's unit. */
+    /** Microseconds in one step of a one-second window: a step is an eighth of the window. */
     private static final long MICROS_PER_STEP_SECOND = 125_000L;
+    private static final long MICROS_PER_SECOND = 1_000_000L;
     private static final long NANOS_PER_MICRO = 1_000L;
-    /** Local counts live far below zero, Redis receipts at or above it: a receipt says which store spent it. */
-    private static final long LOCAL_ORIGIN = Long.MIN_VALUE / 2;
-    /** With a test clock, real time must not expire counts that fake time still needs. */
-    private static final long TEST_EXTRA_EXPIRY_MS = 3_600_000L;
+    /** With a manual clock, real time must not expire counts that manual time still needs. */
+    private static final long TEST_EXPIRY_PADDING_MILLIS = 3_600_000L;
+    private static final String ACQUIRE = "a";
+    private static final String RELEASE = "r";
+    private static final int REPLY_FIELDS = 5;
+    private static final State[] STATES = {State.SPENT, State.UNSPENT, State.REFUSED};
 
     private final String description;
-    private final String server;
     private final RedisKeys keys;
     private final RedisConnector connector;
-    private final long timeoutNanos;
-    private final OnFailure onFailure;
-    private final InProcessRateLimitStore local;
-    private final OutageLog outage;
     private final LongSupplier testClock;
     private final long origin;
-    private final String extraExpiryMs;
-    private volatile boolean closed;
+    private final String padding;
 
     private RedisRateLimitStore(Builder b) {
-        this.server = "Redis at " + RedisSettings.redact(b.uriText);
         this.keys = new RedisKeys(b.keyPrefix);
-        this.timeoutNanos = b.timeout.toNanos();
-        this.onFailure = b.onFailure;
         this.testClock = b.nanoClock;
-        LongSupplier nanoTime = testClock == null ? System::nanoTime : testClock;
         this.origin = testClock == null ? 0 : testClock.getAsLong();
-        this.extraExpiryMs = testClock == null ? "0" : Long.toString(TEST_EXTRA_EXPIRY_MS);
-        if (onFailure == OnFailure.LOCAL) {
-            long localBase = nanoTime.getAsLong();
-            local = new InProcessRateLimitStore(b.maxTrackedPartitions, () -> nanoTime.getAsLong() - localBase + LOCAL_ORIGIN);
-        } else {
-            local = null;
-        }
-        this.outage = new OutageLog(server, switch (onFailure) {
-            case FAIL -> "requests fail with 500 (ratelimit.redis.on-failure=fail)";
-            case ALLOW -> "requests are let through uncounted (ratelimit.redis.on-failure=allow)";
-            case LOCAL -> "each instance counts alone, in process (ratelimit.redis.on-failure=local)";
-        });
-        this.description = "RedisRateLimitStore(uri=" + RedisSettings.redact(b.uriText) + ", cluster=" + b.cluster
+        this.padding = Long.toString(testClock == null ? 0 : b.expiryPaddingMillis);
+        this.description = "RedisRateLimitStore(uri=" + RedisUris.redact(b.uriText) + ", cluster=" + b.cluster
                 + ", timeout-millis=" + b.timeout.toMillis() + ", key-prefix=" + b.keyPrefix
-                + ", on-failure=" + onFailure.name().toLowerCase(Locale.ROOT)
-                + (testClock == null ? "" : ", test clock") + ")";
+                + (testClock == null ? "" : ", manual clock") + ")";
         this.connector = new RedisConnector(b.uri, b.cluster, b.timeout);
     }
 
@@ -101,93 +84,96 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
      * A builder for a store on the Redis at {@code uri} ({@code redis://[password@]host[:port][/database]},
      * {@code rediss://...} for TLS, {@code redis-sentinel://host:port[,host:port]#master}).
      *
-     * @throws IllegalArgumentException when {@code uri} is not a Redis URI
+     * @throws IllegalArgumentException when {@code uri} is not a Redis URI (the message hides the password)
      */
     public static Builder builder(String uri) {
         return new Builder(uri);
     }
 
+    /** Prepares the key's part of every count key, and the script's code for its algorithm. */
     @Override
-    public CompletionStage<RateLimitDecision> acquire(String partition, List<RateLimitPolicy> policies) {
-        int n = policies.size();
-        String tag = RedisKeys.tag(partition);
-        String[] keyArray = new String[n];
-        String[] args = new String[2 + 2 * n];
-        args[0] = now();
-        args[1] = extraExpiryMs;
-        for (int i = 0; i < n; i++) {
-            RateLimitPolicy policy = policies.get(i);
-            keyArray[i] = keys.key(tag, policy.name());
-            args[2 + 2 * i] = Integer.toString(policy.permitLimit());
-            args[3 + 2 * i] = Long.toString(policy.windowSeconds() * MICROS_PER_STEP_SECOND);
-        }
-        CompletableFuture<RateLimitDecision> result = new CompletableFuture<>();
-        this.<List<Object>>run(Script.ACQUIRE, ScriptOutputType.MULTI, keyArray, args).whenComplete((reply, failure) -> {
-            if (failure == null) {
-                outage.answered();
-                try {
-                    result.complete(decision(partition, policies, reply));
-                    return;
-                } catch (RuntimeException malformed) {
-                    failure = malformed;
-                }
-            }
-            failed(partition, policies, RedisConnector.unwrap(failure), result);
-        });
-        return result;
+    public Object bind(CountKey key) {
+        return new Bound(key);
     }
 
     @Override
-    public void release(RateLimitDecision decision) {
-        releaseAsync(decision);
+    public CompletionStage<RateLimitDecision> acquire(String partition, RateLimitRequest request, int multiple) {
+        if (multiple < 1) {
+            throw new IllegalArgumentException("multiple must be >= 1, was " + multiple);
+        }
+        int n = request.size();
+        String tag = RedisKeys.tag(partition);
+        String[] keyArray = new String[n];
+        String[] args = new String[3 + 4 * n];
+        args[0] = ACQUIRE;
+        args[1] = now();
+        args[2] = padding;
+        for (int i = 0; i < n; i++) {
+            Bound bound = bound(request, i);
+            PolicyArgs policy = bound.args(request.policy(i));
+            keyArray[i] = keys.key(tag, bound.suffix);
+            args[3 + 4 * i] = bound.codes[request.kind(i).ordinal()];
+            args[4 + 4 * i] = policy.limit;
+            args[5 + 4 * i] = policy.size;
+            args[6 + 4 * i] = Long.toString((long) request.cost(i) * multiple);
+        }
+        return this.<List<Object>>run(ScriptOutputType.MULTI, keyArray, args)
+                .thenApply(reply -> decision(partition, request, multiple, reply));
+    }
+
+    /** One call gives back every permit the decision spent (charges excepted), each to where it was spent. */
+    @Override
+    public CompletionStage<Void> release(RateLimitDecision decision) {
+        return releaseCounting(decision).thenApply(given -> null);
     }
 
     /**
-     * {@link #release}, with a stage that completes once the permits are back, with how many were
-     * given back (a permit whose step has left the window has returned already and is not counted).
-     * It fails when Redis did not answer; that failure is logged (once per outage) either way.
+     * {@link #release}, completing with the number of permits given back (those that had returned already,
+     * or whose count was sized anew since, are not counted).
      */
-    public CompletionStage<Long> releaseAsync(RateLimitDecision decision) {
+    CompletionStage<Long> releaseCounting(RateLimitDecision decision) {
+        RateLimitRequest request = decision.request();
         int spent = 0;
-        long firstReceipt = 0;
-        for (Outcome outcome : decision.outcomes()) {
-            if (outcome.spent() && spent++ == 0) {
-                firstReceipt = outcome.receipt();
+        for (int i = 0; i < decision.size(); i++) {
+            if (givesBack(decision, i)) {
+                spent++;
             }
         }
         if (spent == 0) {
             return CompletableFuture.completedFuture(0L);
         }
-        if (firstReceipt < 0) {
-            if (local != null) {
-                local.release(decision);
-            }
-            return CompletableFuture.completedFuture((long) spent);
-        }
         String tag = RedisKeys.tag(decision.partition());
         String[] keyArray = new String[spent];
-        String[] args = new String[1 + spent];
-        args[0] = now();
-        int i = 0;
-        for (Outcome outcome : decision.outcomes()) {
-            if (outcome.spent()) {
-                keyArray[i] = keys.key(tag, outcome.policy().name());
-                args[++i] = Long.toString(outcome.receipt());
+        String[] args = new String[3 + 2 * spent];
+        args[0] = RELEASE;
+        args[1] = now();
+        args[2] = padding;
+        int k = 0;
+        for (int i = 0; i < decision.size(); i++) {
+            if (givesBack(decision, i)) {
+                keyArray[k] = keys.key(tag, bound(request, i).suffix);
+                args[3 + 2 * k] = Long.toString(Math.floorDiv(decision.outcome(i).receipt() - origin, NANOS_PER_MICRO));
+                args[4 + 2 * k] = Long.toString(decision.permits(i));
+                k++;
             }
         }
-        return this.<Long>run(Script.RELEASE, ScriptOutputType.INTEGER, keyArray, args).whenComplete((given, failure) -> {
-            if (failure == null) {
-                outage.answered();
-            } else if (!closed) {
-                outage.failed(RedisConnector.unwrap(failure));
-            }
-        });
+        return run(ScriptOutputType.INTEGER, keyArray, args);
+    }
+
+    private static boolean givesBack(RateLimitDecision decision, int i) {
+        Outcome outcome = decision.outcome(i);
+        return outcome.state() == State.SPENT && decision.request().kind(i) != Kind.CHARGE
+                && outcome.receipt() != RateLimitDecision.NO_RECEIPT;
+    }
+
+    @Override
+    public String storeName() {
+        return "redis";
     }
 
     /**
-     * Waits until the connection is up and the scripts are loaded, at most {@code wait}: for start-up,
-     * so that the first requests do not pay for connecting. An unreachable Redis is logged as an
-     * outage (once), and the store still works: it keeps trying to connect.
+     * Waits until the connection is up and the script is loaded, at most {@code wait}: for start-up, so that
+     * the first requests do not pay for connecting. The store works either way: it keeps trying to connect.
      *
      * @return whether Redis is connected
      */
@@ -198,8 +184,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
-        } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
-            outage.failed(e instanceof TimeoutException ? e : RedisConnector.unwrap(e.getCause()));
+        } catch (ExecutionException | TimeoutException e) {
             return false;
         }
     }
@@ -207,7 +192,6 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
     /** Releases the connection and Lettuce's threads. */
     @Override
     public void close() {
-        closed = true;
         connector.close();
     }
 
@@ -216,59 +200,106 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
         return description;
     }
 
-    private <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keyArray, String[] args) {
-        CompletableFuture<T> reply;
+    private static Bound bound(RateLimitRequest request, int i) {
+        return request.handle(i) instanceof Bound b ? b : new Bound(request.key(i));
+    }
+
+    private <T> CompletableFuture<T> run(ScriptOutputType type, String[] keyArray, String[] args) {
         try {
-            reply = connector.eval(script, type, keyArray, args);
+            return connector.eval(Script.COUNTS, type, keyArray, args);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return reply.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
     }
 
+    /** The manual clock's reading in microseconds since this store was built; empty: the server's clock. */
     private String now() {
         return testClock == null ? "" : Long.toString(Math.floorDiv(testClock.getAsLong() - origin, NANOS_PER_MICRO));
     }
 
-    private RateLimitDecision decision(String partition, List<RateLimitPolicy> policies, List<Object> reply) {
-        int n = policies.size();
-        if (reply == null || reply.size() != 4 * n) {
-            throw new IllegalStateException("unexpected reply from " + Script.ACQUIRE.name() + ": " + reply);
+    private RateLimitDecision decision(String partition, RateLimitRequest request, int multiple, List<Object> reply) {
+        int n = request.size();
+        if (reply == null || reply.size() != REPLY_FIELDS * n) {
+            throw new IllegalStateException("ratelimit: unexpected reply from " + Script.COUNTS.name() + ": " + reply);
         }
         Outcome[] outcomes = new Outcome[n];
         for (int i = 0; i < n; i++) {
-            boolean permit = number(reply.get(4 * i)) == 1;
-            int remaining = (int) number(reply.get(4 * i + 1));
-            long reset = number(reply.get(4 * i + 2));
-            long receipt = number(reply.get(4 * i + 3));
-            outcomes[i] = new Outcome(policies.get(i), permit, remaining, reset < 0 ? -1 : reset * NANOS_PER_MICRO,
-                    receipt < 0 ? RateLimitDecision.NO_RECEIPT : receipt);
+            int at = REPLY_FIELDS * i;
+            long state = number(reply.get(at));
+            long reset = number(reply.get(at + 2));
+            long receipt = number(reply.get(at + 4));
+            outcomes[i] = new Outcome(request.policy(i), STATES[(int) state], (int) number(reply.get(at + 1)),
+                    reset < 0 ? -1 : reset * NANOS_PER_MICRO, number(reply.get(at + 3)) * NANOS_PER_MICRO,
+                    receipt < 0 ? RateLimitDecision.NO_RECEIPT : receipt * NANOS_PER_MICRO + origin);
         }
-        return n == 1 ? RateLimitDecision.of(partition, outcomes[0]) : new RateLimitDecision(partition, List.of(outcomes));
+        return RateLimitDecision.ofArray(partition, request, multiple, outcomes);
     }
 
     private static long number(Object value) {
         return ((Number) value).longValue();
     }
 
-    private void failed(String partition, List<RateLimitPolicy> policies, Throwable cause,
-                        CompletableFuture<RateLimitDecision> result) {
-        if (!closed) {
-            outage.failed(cause);
-        }
-        switch (onFailure) {
-            case ALLOW -> {
-                Outcome[] outcomes = new Outcome[policies.size()];
-                for (int i = 0; i < outcomes.length; i++) {
-                    RateLimitPolicy policy = policies.get(i);
-                    outcomes[i] = new Outcome(policy, true, policy.permitLimit(), -1, RateLimitDecision.NO_RECEIPT);
-                }
-                result.complete(new RateLimitDecision(partition, List.of(outcomes)));
+    /**
+     * The store's handle on the counts of one {@link CountKey}: the end of their keys and the script's code
+     * of their algorithm for each kind, made once at deployment. Immutable but for {@code last}, a cache of
+     * the arguments of the last policy seen (limits sharing a name may differ in size), replaced whole.
+     */
+    private static final class Bound {
+        final CountKey key;
+        final String suffix;
+        final String[] codes;
+        volatile PolicyArgs last;
+
+        Bound(CountKey key) {
+            this.key = key;
+            this.suffix = RedisKeys.suffix(key);
+            String algorithm = switch (key.algorithm()) {
+                case SLIDING_WINDOW -> "s";
+                case STRICT_WINDOW -> "t";
+                case TOKEN_BUCKET -> "b";
+            };
+            Kind[] kinds = Kind.values();
+            this.codes = new String[kinds.length];
+            for (Kind kind : kinds) {
+                codes[kind.ordinal()] = algorithm + switch (kind) {
+                    case ACQUIRE -> "a";
+                    case SHADOW -> "s";
+                    case CHARGE -> "c";
+                };
             }
-            case LOCAL -> result.complete(local.decide(partition, policies));
-            default -> result.completeExceptionally(new RedisStoreException(cause instanceof TimeoutException
-                    ? server + " did not answer within " + timeoutNanos / 1_000_000 + " ms"
-                    : server + " failed: " + cause, cause));
+        }
+
+        PolicyArgs args(RateLimitPolicy policy) {
+            PolicyArgs args = last;
+            if (args == null || args.policy != policy) {
+                args = new PolicyArgs(policy);
+                last = args;
+            }
+            return args;
+        }
+
+        @Override
+        public String toString() {
+            return "RedisRateLimitStore.Bound[" + key + "]";
+        }
+    }
+
+    /**
+     * What the script needs of a policy, as text: the permit limit, and the step of a window (an eighth of it)
+     * or the interval of a bucket ({@code ceil(window / permitLimit)}), in microseconds.
+     */
+    private static final class PolicyArgs {
+        final RateLimitPolicy policy;
+        final String limit;
+        final String size;
+
+        PolicyArgs(RateLimitPolicy policy) {
+            this.policy = policy;
+            this.limit = Integer.toString(policy.permitLimit());
+            long size = policy.algorithm() == RateLimitAlgorithm.TOKEN_BUCKET
+                    ? (policy.windowSeconds() * MICROS_PER_SECOND + policy.permitLimit() - 1) / policy.permitLimit()
+                    : policy.windowSeconds() * MICROS_PER_STEP_SECOND;
+            this.size = Long.toString(size);
         }
     }
 
@@ -280,24 +311,12 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
         private boolean cluster;
         private Duration timeout = DEFAULT_TIMEOUT;
         private String keyPrefix = RedisKeys.DEFAULT_PREFIX;
-        private OnFailure onFailure = OnFailure.FAIL;
-        private int maxTrackedPartitions = InProcessRateLimitStore.DEFAULT_MAX_TRACKED_PARTITIONS;
         private LongSupplier nanoClock;
+        private long expiryPaddingMillis = TEST_EXPIRY_PADDING_MILLIS;
 
         private Builder(String uri) {
+            this.uri = RedisUris.parse(uri);
             this.uriText = uri;
-            this.uri = RedisURI.create(uri);
-            String scheme = uri.substring(0, uri.indexOf(':')).toLowerCase(Locale.ROOT);
-            if (scheme.equals("redis") || scheme.equals("rediss") || scheme.startsWith("redis+")) {
-                // Lettuce takes "host:port" with a malformed port for a host name; java.net.URI does not
-                try {
-                    if (new java.net.URI(uri).getHost() == null) {
-                        throw new IllegalArgumentException("no host[:port] in " + RedisSettings.redact(uri));
-                    }
-                } catch (java.net.URISyntaxException e) {
-                    throw new IllegalArgumentException("not a URI: " + RedisSettings.redact(uri));
-                }
-            }
         }
 
         /** Talk the Redis Cluster protocol, the URI naming a seed node. Default false. */
@@ -306,7 +325,11 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
             return this;
         }
 
-        /** The longest a request waits for Redis (connect and command alike), positive. Default 250 ms. */
+        /**
+         * The longest Redis may take to answer a command, positive; give it the engine's
+         * {@code ratelimit.store.timeout-millis}, so that commands never pile up behind a Redis that hangs.
+         * Default 250 ms.
+         */
         public Builder timeout(Duration timeout) {
             if (timeout.isNegative() || timeout.isZero()) {
                 throw new IllegalArgumentException("timeout must be positive, was " + timeout);
@@ -322,28 +345,19 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
             return this;
         }
 
-        /** What a request gets while Redis cannot decide it. Default {@link OnFailure#FAIL}. */
-        public Builder onFailure(OnFailure onFailure) {
-            this.onFailure = onFailure;
-            return this;
-        }
-
-        /** Most counts kept in process during an outage with {@link OnFailure#LOCAL}. Default 10000. */
-        public Builder maxTrackedPartitions(int maxTrackedPartitions) {
-            if (maxTrackedPartitions < 1) {
-                throw new IllegalArgumentException("maxTrackedPartitions must be >= 1, was " + maxTrackedPartitions);
-            }
-            this.maxTrackedPartitions = maxTrackedPartitions;
-            return this;
-        }
-
         /**
-         * For tests only: take time from this monotonic nanosecond clock (a fake clock) instead of the
-         * Redis server's clock, and keep counts at least an hour longer than they need, since real time
-         * passes while fake time stands still.
+         * For tests only: take time from this monotonic nanosecond clock (a manual clock, read at the store's
+         * resolution of a microsecond) instead of the Redis server's clock, and keep counts an hour longer than
+         * they need, since real time passes while manual time stands still.
          */
         public Builder nanoClock(LongSupplier nanoClock) {
             this.nanoClock = nanoClock;
+            return this;
+        }
+
+        /** With a {@link #nanoClock}: how much longer than they need counts are kept (the expiry tests take 0). */
+        Builder expiryPaddingMillis(long millis) {
+            this.expiryPaddingMillis = millis;
             return this;
         }
 

@@ -1,23 +1,27 @@
 package dev.ratelimit.redis;
 
-import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.RateLimitScope;
+import dev.ratelimit.core.CountKey;
+import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitRequest;
+import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.redis.testing.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Latency of one acquire on loopback, beside a plain {@code GET} on its own Lettuce connection, in the
  * same run against the same Redis (the embedded one unless {@code -Dratelimit.test.redis-server=...},
- * or an existing one given as the first argument). One request at a time; not a pass/fail test.
+ * or an existing one given as the first argument). One request at a time; not a pass/fail test. The
+ * request of three limits mixes the algorithms and kinds (a sliding window, a token bucket of cost 2, a
+ * strict window in shadow mode).
  *
  * <pre>
- * mvn -q -pl ratelimit-redis -am install -DskipTests
+ * mvn -q -pl ratelimit-redis -am test-compile
  * mvn -q -pl ratelimit-redis exec:java -Dexec.classpathScope=test -Dexec.mainClass=dev.ratelimit.redis.AcquireLatency
  * </pre>
  */
@@ -38,9 +42,18 @@ public final class AcquireLatency {
             store.awaitConnection(Duration.ofSeconds(10));
             RedisAsyncCommands<String, String> commands = connection.async();
             commands.set("latency:plain", "x").get();
-            List<RateLimitPolicy> one = List.of(policy("one", Integer.MAX_VALUE));
-            List<RateLimitPolicy> three = List.of(policy("a", Integer.MAX_VALUE), policy("b", Integer.MAX_VALUE),
-                    policy("c", Integer.MAX_VALUE));
+            RateLimitRequest one = RateLimitRequest.builder()
+                    .add(bind(store, "one", RateLimitAlgorithm.SLIDING_WINDOW), key("one", RateLimitAlgorithm.SLIDING_WINDOW),
+                            policy("one", RateLimitAlgorithm.SLIDING_WINDOW), 1, Kind.ACQUIRE)
+                    .build();
+            RateLimitRequest three = RateLimitRequest.builder()
+                    .add(bind(store, "a", RateLimitAlgorithm.SLIDING_WINDOW), key("a", RateLimitAlgorithm.SLIDING_WINDOW),
+                            policy("a", RateLimitAlgorithm.SLIDING_WINDOW), 1, Kind.ACQUIRE)
+                    .add(bind(store, "b", RateLimitAlgorithm.TOKEN_BUCKET), key("b", RateLimitAlgorithm.TOKEN_BUCKET),
+                            policy("b", RateLimitAlgorithm.TOKEN_BUCKET), 2, Kind.ACQUIRE)
+                    .add(bind(store, "c", RateLimitAlgorithm.STRICT_WINDOW), key("c", RateLimitAlgorithm.STRICT_WINDOW),
+                            policy("c", RateLimitAlgorithm.STRICT_WINDOW), 1, Kind.SHADOW)
+                    .build();
             long[] get = new long[ROUNDS * PER_ROUND];
             long[] acquire1 = new long[ROUNDS * PER_ROUND];
             long[] acquire3 = new long[ROUNDS * PER_ROUND];
@@ -53,12 +66,12 @@ public final class AcquireLatency {
                     }
                     for (int i = 0; i < PER_ROUND; i++) {
                         long t = System.nanoTime();
-                        store.acquire("latency", one).toCompletableFuture().get(5, TimeUnit.SECONDS);
+                        store.acquire("latency", one, 1).toCompletableFuture().get(5, TimeUnit.SECONDS);
                         acquire1[round * PER_ROUND + i] = System.nanoTime() - t;
                     }
                     for (int i = 0; i < PER_ROUND; i++) {
                         long t = System.nanoTime();
-                        store.acquire("latency", three).toCompletableFuture().get(5, TimeUnit.SECONDS);
+                        store.acquire("latency", three, 1).toCompletableFuture().get(5, TimeUnit.SECONDS);
                         acquire3[round * PER_ROUND + i] = System.nanoTime() - t;
                     }
                 }
@@ -88,7 +101,16 @@ public final class AcquireLatency {
                 sorted[(int) (sorted.length * 0.999)] / 1e3);
     }
 
-    private static RateLimitPolicy policy(String name, int permitLimit) {
-        return new RateLimitPolicy(name, permitLimit, 60, RateLimitScope.TRANSPORT);
+    /** A limit that never refuses in this run: a billion permits an hour. */
+    private static RateLimitPolicy policy(String name, RateLimitAlgorithm algorithm) {
+        return new RateLimitPolicy(name, 1_000_000_000, 3600, algorithm);
+    }
+
+    private static CountKey key(String name, RateLimitAlgorithm algorithm) {
+        return new CountKey(name, null, algorithm);
+    }
+
+    private static Object bind(RedisRateLimitStore store, String name, RateLimitAlgorithm algorithm) {
+        return store.bind(key(name, algorithm));
     }
 }

@@ -1,27 +1,40 @@
 package dev.ratelimit.redis;
 
-import dev.ratelimit.RateLimitDecision;
-import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.testing.ManualClock;
+import dev.ratelimit.core.testing.RateLimitStoreContract;
 import dev.ratelimit.redis.testing.RedisServerExtension;
-import dev.ratelimit.testing.FakeClock;
-import dev.ratelimit.testing.RateLimitStoreContract;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The store contract that the in-process store passes, run against the Redis store on a real Redis:
- * the two are the same limiter. Time comes from the contract's fake clock (passed to the script
- * instead of the server's {@code TIME}), at the store's resolution of a microsecond.
+ * The store contract that the in-process store passes, run against the Redis store on a real Redis: the two
+ * are the same limiter, for every algorithm, cost, debt, shadow limit and plan. Time comes from the
+ * contract's manual clock (passed to the script instead of the server's {@code TIME}), at the store's
+ * resolution of a microsecond.
+ *
+ * <p>One store (one Lettuce client) serves every test of the class: each test's clock is plugged in when
+ * the test begins, and every clock starts at {@link ManualClock#DEFAULT_START}, the store's origin. The
+ * contract keeps tests apart by partition.
  */
 class RedisRateLimitStoreTest extends RateLimitStoreContract {
 
     @RegisterExtension
     static final RedisServerExtension REDIS = new RedisServerExtension();
 
+    private static final AtomicReference<ManualClock> CLOCK = new AtomicReference<>(new ManualClock());
+    private static RedisRateLimitStore shared;
+
     @Override
-    protected RateLimitStore newStore(FakeClock clock) {
-        return RedisRateLimitStore.builder(REDIS.uri()).timeout(Duration.ofSeconds(5)).nanoClock(clock).build();
+    protected RateLimitStore newStore(ManualClock clock) {
+        CLOCK.set(clock);
+        if (shared == null) {
+            shared = RedisRateLimitStore.builder(REDIS.uri()).timeout(Duration.ofSeconds(5))
+                    .nanoClock(() -> CLOCK.get().now()).build();
+        }
+        return shared;
     }
 
     @Override
@@ -29,17 +42,11 @@ class RedisRateLimitStoreTest extends RateLimitStoreContract {
         return 1_000;
     }
 
-    @Override
-    protected void release(RateLimitStore store, RateLimitDecision decision) {
-        try {
-            ((RedisRateLimitStore) store).releaseAsync(decision).toCompletableFuture().get(10, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new AssertionError("the give-back did not complete: " + e, e);
+    @AfterAll
+    static void closeShared() {
+        if (shared != null) {
+            shared.close();
+            shared = null;
         }
-    }
-
-    @Override
-    protected void closeStore(RateLimitStore store) {
-        ((RedisRateLimitStore) store).close();
     }
 }

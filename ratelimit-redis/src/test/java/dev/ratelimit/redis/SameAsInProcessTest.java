@@ -2,120 +2,180 @@ package dev.ratelimit.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.RateLimitDecision;
-import dev.ratelimit.RateLimitDecision.Outcome;
-import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.RateLimitScope;
+import dev.ratelimit.core.CountKey;
+import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimitDecision.Outcome;
+import dev.ratelimit.core.RateLimitDecision.State;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitRequest;
+import dev.ratelimit.core.RateLimitRequest.Kind;
+import dev.ratelimit.core.store.InProcessRateLimitStore;
+import dev.ratelimit.core.testing.ManualClock;
+import dev.ratelimit.core.testing.RandomSchedule;
+import dev.ratelimit.core.testing.ReferenceModel.Item;
 import dev.ratelimit.redis.testing.RedisServerExtension;
-import dev.ratelimit.store.InProcessRateLimitStore;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Random;
+import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Random schedules of acquires, give-backs and clock moves, run side by side on the in-process store
- * and the Redis store, each on its own fake clock moved in step: every outcome must be the same
- * (allowed, remaining, reset to the microsecond, the Redis store's resolution, and the receipt's step). Names are shared by limits of
- * different sizes, counts empty and re-anchor, give-backs come late, twice, or after the count moved on.
+ * The in-process store and the Redis store side by side, on one manual clock: random schedules of
+ * acquires (every algorithm, costs, multiples, charges into debt, shadow limits, plans, one name shared by
+ * two sizes) and give-backs, and every outcome must be equal, field by field: state, remaining, reset and
+ * retry-after to the nanosecond (the schedule moves the clock in whole microseconds, this store's
+ * resolution), and even the receipt. The loops count what they compared, so a loop that compares nothing
+ * fails.
  */
 class SameAsInProcessTest {
 
     @RegisterExtension
     static final RedisServerExtension REDIS = new RedisServerExtension();
 
-    private static final List<List<RateLimitPolicy>> SIZES = List.of(
-            List.of(policy("a", 3, 1), policy("a", 5, 2)),
-            List.of(policy("b", 2, 8), policy("b", 4, 8)),
-            List.of(policy("c", 1, 3), policy("c", 7, 1)),
-            List.of(policy("d", 10, 3600)));
-    private static final String[] PARTITIONS = {"p", "q", "sub:alice", ""};
+    private static final int OPERATIONS = 4_000;
+
+    private ManualClock clock;
+    private InProcessRateLimitStore inProcess;
+    private RedisRateLimitStore redis;
+    private final Map<String, Object[]> handles = new HashMap<>();
+
+    @BeforeEach
+    void stores() {
+        clock = new ManualClock();
+        inProcess = new InProcessRateLimitStore(1_000_000, clock);
+        redis = RedisRateLimitStore.builder(REDIS.uri()).timeout(Duration.ofSeconds(5))
+                .keyPrefix("same-" + UUID.randomUUID() + ":").nanoClock(clock).build();
+    }
+
+    @AfterEach
+    void close() {
+        redis.close();
+    }
 
     @ParameterizedTest(name = "seed {0}")
-    @ValueSource(longs = {1, 2, 3, 4, 5})
-    void everyOutcomeMatchesTheInProcessStore(long seed) throws Exception {
-        Random random = new Random(seed);
-        long start = 1_000_000_007L * seed;
-        AtomicLong clock = new AtomicLong(start);
-        InProcessRateLimitStore inProcess = new InProcessRateLimitStore(1_000_000, clock::get);
-        try (RedisRateLimitStore redis = RedisRateLimitStore.builder(REDIS.uri())
-                .keyPrefix("same-" + seed + ":").timeout(Duration.ofSeconds(5)).nanoClock(clock::get).build()) {
-            List<RateLimitDecision[]> spent = new ArrayList<>();
-            for (int op = 0; op < 4_000; op++) {
-                int kind = random.nextInt(10);
-                if (kind < 6) {
-                    String partition = PARTITIONS[random.nextInt(PARTITIONS.length)];
-                    List<RateLimitPolicy> policies = request(random);
-                    RateLimitDecision expected = inProcess.decide(partition, policies);
-                    RateLimitDecision actual = redis.acquire(partition, policies).toCompletableFuture()
-                            .get(5, TimeUnit.SECONDS);
-                    assertSame(expected, actual, start, "op " + op + " at " + (clock.get() - start) + " ns");
-                    if (expected.allowed()) {
-                        spent.add(new RateLimitDecision[] {expected, actual});
-                    }
-                } else if (kind < 8 && !spent.isEmpty()) {
-                    RateLimitDecision[] pair = spent.get(random.nextInt(spent.size()));
-                    inProcess.release(pair[0]);
-                    redis.release(pair[1]);
-                } else {
-                    clock.addAndGet(advance(random) * 1_000); // the Redis store keeps microseconds
+    @ValueSource(longs = {11, 4242, 90210})
+    void everyOutcomeOfARandomScheduleEqualsTheInProcessStoresFieldByField(long seed) throws Exception {
+        RandomSchedule schedule = new RandomSchedule(seed, "", 1_000);
+        Map<List<Item>, RateLimitRequest[]> requests = new IdentityHashMap<>();
+        List<RateLimitDecision[]> unreleased = new ArrayList<>();
+        Map<State, Integer> states = new EnumMap<>(State.class);
+        int acquires = 0;
+        int compared = 0;
+        int released = 0;
+        int shadowRefused = 0;
+        int inDebt = 0;
+        for (int op = 0; op < OPERATIONS; op++) {
+            clock.advanceNanos(schedule.nextAdvanceNanos());
+            if (schedule.nextIsRelease() && !unreleased.isEmpty()) {
+                RateLimitDecision[] pair = unreleased.remove(schedule.nextReleaseIndex(unreleased.size()));
+                inProcess.giveBack(pair[0]);
+                redis.release(pair[1]).toCompletableFuture().get(5, TimeUnit.SECONDS);
+                released++;
+                continue;
+            }
+            String partition = schedule.nextPartition();
+            List<Item> items = schedule.nextItems();
+            int multiple = schedule.nextMultiple();
+            RateLimitRequest[] pair = requests.computeIfAbsent(items, this::bothRequests);
+            acquires++;
+            RateLimitDecision expected = inProcess.decide(partition, pair[0], multiple);
+            RateLimitDecision actual = redis.acquire(partition, pair[1], multiple).toCompletableFuture()
+                    .get(5, TimeUnit.SECONDS);
+            compared += assertSameDecision(expected, actual, "operation " + op + " at t0 + "
+                    + (clock.now() - ManualClock.DEFAULT_START) + " ns: " + pair[1] + " x" + multiple);
+            for (int i = 0; i < expected.size(); i++) {
+                states.merge(expected.outcome(i).state(), 1, Integer::sum);
+                if (items.get(i).kind() == Kind.SHADOW && expected.outcome(i).state() == State.REFUSED) {
+                    shadowRefused++;
+                }
+                if (items.get(i).kind() == Kind.CHARGE && expected.outcome(i).remaining() == 0) {
+                    inDebt++;
                 }
             }
-        }
-    }
-
-    private static List<RateLimitPolicy> request(Random random) {
-        List<List<RateLimitPolicy>> names = new ArrayList<>(SIZES);
-        Collections.shuffle(names, random);
-        int n = 1 + random.nextInt(3);
-        List<RateLimitPolicy> policies = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            List<RateLimitPolicy> sizes = names.get(i);
-            policies.add(sizes.get(random.nextInt(sizes.size())));
-        }
-        return policies;
-    }
-
-    /** Microseconds. */
-    private static long advance(Random random) {
-        long step = new int[] {1, 2, 3, 8}[random.nextInt(4)] * 125_000L;
-        switch (random.nextInt(7)) {
-            case 0: return 0;
-            case 1: return 1;
-            case 2: return step - 1;
-            case 3: return step;
-            case 4: return step + 1;
-            case 5: return (long) (random.nextDouble() * 8 * step);
-            default: return random.nextInt(1_000);
-        }
-    }
-
-    static void assertSame(RateLimitDecision expected, RateLimitDecision actual, long origin, String where) {
-        assertThat(actual.partition()).isEqualTo(expected.partition());
-        assertThat(actual.allowed()).as(where).isEqualTo(expected.allowed());
-        for (int i = 0; i < expected.outcomes().size(); i++) {
-            Outcome e = expected.outcomes().get(i);
-            Outcome a = actual.outcomes().get(i);
-            String what = where + ", outcome " + i + " " + e;
-            assertThat(a.policy()).as(what).isEqualTo(e.policy());
-            assertThat(a.allowed()).as(what).isEqualTo(e.allowed());
-            assertThat(a.remaining()).as(what).isEqualTo(e.remaining());
-            assertThat(a.resetNanos()).as(what).isEqualTo(e.resetNanos());
-            assertThat(a.spent()).as(what).isEqualTo(e.spent());
-            if (e.spent()) {
-                assertThat(a.receipt() * 1_000).as(what + ": receipt, in microseconds").isEqualTo(e.receipt() - origin);
+            if (expected.allowed()) {
+                unreleased.add(new RateLimitDecision[] {expected, actual});
             }
         }
+        assertThat(acquires).as("acquires").isGreaterThan(2_500);
+        assertThat(compared).as("decisions compared: one per acquire").isEqualTo(acquires);
+        assertThat(released).as("give-backs").isGreaterThan(800);
+        assertThat(states.get(State.SPENT)).as("spent outcomes").isGreaterThan(2_000);
+        assertThat(states.get(State.UNSPENT)).as("unspent outcomes").isGreaterThan(100);
+        assertThat(states.get(State.REFUSED)).as("refused outcomes").isGreaterThan(250);
+        assertThat(shadowRefused).as("shadow refusals").isGreaterThanOrEqualTo(5);
+        assertThat(inDebt).as("charges that left a count in debt").isGreaterThanOrEqualTo(5);
     }
 
-    static RateLimitPolicy policy(String name, int permitLimit, int windowSeconds) {
-        return new RateLimitPolicy(name, permitLimit, windowSeconds, RateLimitScope.TRANSPORT);
+    @Test
+    void extremesEqualTheInProcessStoreToo() throws Exception {
+        RateLimitPolicy yearly = new RateLimitPolicy("yearly", 3, RateLimitPolicy.MAX_WINDOW_SECONDS);
+        RateLimitPolicy huge = new RateLimitPolicy("huge", Integer.MAX_VALUE, 3600, RateLimitAlgorithm.TOKEN_BUCKET);
+        RateLimitPolicy strict = new RateLimitPolicy("strict", 1, 1, RateLimitAlgorithm.STRICT_WINDOW);
+        RateLimitPolicy bucket = new RateLimitPolicy("bucket", 7, 3, RateLimitAlgorithm.TOKEN_BUCKET);
+        List<List<Item>> schedule = List.of(
+                List.of(new Item(yearly), new Item(huge)),
+                List.of(new Item(yearly, null, 1, Kind.CHARGE)), // x 2^31 - 1 below: the sum saturates, never wraps
+                List.of(new Item(huge, null, 1_000, Kind.ACQUIRE), new Item(strict)),
+                List.of(new Item(strict, null, 1, Kind.SHADOW), new Item(bucket, "gold", 7, Kind.ACQUIRE)),
+                List.of(new Item(bucket, "gold", 3, Kind.CHARGE)),
+                List.of(new Item(bucket, "gold", 1, Kind.SHADOW), new Item(yearly)));
+        int[] multiples = {1, Integer.MAX_VALUE, 1_000_000, 1, 1_000, 1};
+        long[] advances = {0, 1_000, 999_000, 125_000_000L, 2_999_999_000L, 1_000};
+        int compared = 0;
+        for (int round = 0; round < 3; round++) {
+            for (int k = 0; k < schedule.size(); k++) {
+                clock.advanceNanos(advances[k]);
+                RateLimitRequest[] pair = bothRequests(schedule.get(k));
+                RateLimitDecision expected = inProcess.decide("extremes", pair[0], multiples[k]);
+                RateLimitDecision actual = redis.acquire("extremes", pair[1], multiples[k]).toCompletableFuture()
+                        .get(5, TimeUnit.SECONDS);
+                compared += assertSameDecision(expected, actual, "round " + round + ", request " + k);
+                if (expected.allowed() && k % 2 == 0) {
+                    inProcess.giveBack(expected);
+                    redis.release(actual).toCompletableFuture().get(5, TimeUnit.SECONDS);
+                }
+            }
+            clock.advanceSeconds(1);
+        }
+        assertThat(compared).isEqualTo(3 * schedule.size());
     }
 
+    /** The same limits bound to each store: [in-process, Redis]. */
+    private RateLimitRequest[] bothRequests(List<Item> items) {
+        RateLimitRequest.Builder local = RateLimitRequest.builder();
+        RateLimitRequest.Builder shared = RateLimitRequest.builder();
+        for (Item item : items) {
+            CountKey key = new CountKey(item.policy().name(), item.plan(), item.policy().algorithm());
+            Object[] bound = handles.computeIfAbsent(item.key(), k -> new Object[] {inProcess.bind(key), redis.bind(key)});
+            local.add(bound[0], key, item.policy(), item.cost(), item.kind());
+            shared.add(bound[1], key, item.policy(), item.cost(), item.kind());
+        }
+        return new RateLimitRequest[] {local.build(), shared.build()};
+    }
+
+    /** Every field of every outcome; returns 1, the decisions compared. */
+    private static int assertSameDecision(RateLimitDecision expected, RateLimitDecision actual, String where) {
+        assertThat(actual.partition()).as(where).isEqualTo(expected.partition());
+        assertThat(actual.multiple()).as(where).isEqualTo(expected.multiple());
+        assertThat(actual.allowed()).as("allowed, %s", where).isEqualTo(expected.allowed());
+        assertThat(actual.size()).as(where).isEqualTo(expected.size());
+        for (int i = 0; i < expected.size(); i++) {
+            Outcome e = expected.outcome(i);
+            Outcome a = actual.outcome(i);
+            assertThat(a).as("outcome %d, %s", i, where).isEqualTo(e); // a record: every field, the receipt too
+        }
+        return 1;
+    }
 }

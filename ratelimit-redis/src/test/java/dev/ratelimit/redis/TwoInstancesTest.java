@@ -2,6 +2,7 @@ package dev.ratelimit.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.redis.testing.RedisServerExtension;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -15,9 +16,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Two application instances, each a JVM of its own with its own store and Lettuce client, on one
- * Redis: together they admit exactly the permit limit (each alone would admit it: with the in-process
- * store, two instances with a limit of 100 admit 200).
+ * Two application instances, each a JVM of its own with its own store and Lettuce client, on one Redis:
+ * together they admit exactly the permit limit, for every algorithm (each alone would admit it: with the
+ * in-process store, two instances with a limit of 100 admit 200).
  */
 class TwoInstancesTest {
 
@@ -25,7 +26,7 @@ class TwoInstancesTest {
     static final RedisServerExtension REDIS = new RedisServerExtension();
 
     @Test
-    void twoInstancesOnOneRedisAdmitExactlyThePermitLimitInTotal() throws Exception {
+    void twoInstancesOnOneRedisAdmitExactlyThePermitLimitInTotalWhateverTheAlgorithm() throws Exception {
         int permitLimit = 100;
         int requestsEach = 150;
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -33,9 +34,9 @@ class TwoInstancesTest {
         try {
             List<BufferedReader> outputs = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
-                Process instance = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                        CountingInstance.class.getName(), REDIS.uri(), "two-jvms", Integer.toString(permitLimit),
-                        Integer.toString(requestsEach))
+                Process instance = new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-cp",
+                        System.getProperty("java.class.path"), CountingInstance.class.getName(), REDIS.uri(), "two-jvms",
+                        Integer.toString(permitLimit), Integer.toString(requestsEach))
                         .redirectError(ProcessBuilder.Redirect.DISCARD)
                         .start();
                 instances.add(instance);
@@ -49,15 +50,23 @@ class TwoInstancesTest {
                 in.write('\n');
                 in.flush();
             }
-            int total = 0;
-            List<Integer> admitted = new ArrayList<>();
+            int algorithms = RateLimitAlgorithm.values().length;
+            int[] total = new int[algorithms];
+            List<String> lines = new ArrayList<>();
             for (BufferedReader output : outputs) {
                 String line = output.readLine();
+                lines.add(line);
                 assertThat(line).startsWith("admitted=");
-                admitted.add(Integer.parseInt(line.substring("admitted=".length())));
-                total += admitted.get(admitted.size() - 1);
+                String[] admitted = line.substring("admitted=".length()).split(",");
+                assertThat(admitted).hasSize(algorithms);
+                for (int k = 0; k < algorithms; k++) {
+                    total[k] += Integer.parseInt(admitted[k]);
+                }
             }
-            assertThat(total).as("admitted by the two instances " + admitted).isEqualTo(permitLimit);
+            for (int k = 0; k < algorithms; k++) {
+                assertThat(total[k]).as("admitted by the two instances with %s: %s", RateLimitAlgorithm.values()[k], lines)
+                        .isEqualTo(permitLimit);
+            }
             for (Process instance : instances) {
                 assertThat(instance.waitFor(30, TimeUnit.SECONDS)).isTrue();
                 assertThat(instance.exitValue()).isZero();

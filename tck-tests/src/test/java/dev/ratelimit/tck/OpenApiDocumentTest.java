@@ -21,12 +21,16 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 /**
  * SPEC 9, the OpenAPI document the server publishes ({@code tck.openApiPath}, default {@code /openapi};
  * Quarkus serves {@code /q/openapi}; {@code none} skips these tests): it parses and validates, and each
- * limited operation states its limits and documents the 429 and the rate-limit headers. Global limits are
- * configuration and are not published.
+ * limited operation states its limits with their effective values (SPEC 12), the plans that change them
+ * (SPEC 13), algorithm (SPEC 15) and cost (SPEC 17), and documents the 429 and the rate-limit headers.
+ * Global limits are configuration and are not published. Every check fails on a document that lacks
+ * what it looks at: a missing operation, extension or response is a failure, never a loop over nothing.
  */
 class OpenApiDocumentTest extends TckTestBase {
 
     static final String OPEN_API_PATH_PROPERTY = "tck.openApiPath";
+    static final String REPORT = "/todos/report";
+    static final String IMPORT = "/todos/import";
     private static final ObjectMapper JSON = new ObjectMapper();
     /**
      * What a runtime itself adds outside OpenAPI, which swagger-parser reports: Payara's top-level
@@ -59,10 +63,22 @@ class OpenApiDocumentTest extends TckTestBase {
     }
 
     @Test
+    void theDocumentHasEveryOperationOfTheExample() {
+        for (String[] op : new String[][] {{"get", TODOS}, {"post", TODOS}, {"get", TODOS + "/{id}"},
+                {"delete", TODOS + "/{id}"}, {"get", EXPORT}, {"get", REPORT}, {"post", IMPORT}}) {
+            JsonNode operation = operation(op[0], op[1]);
+            assertThat(fieldNames(operation.path("responses"))).as("responses of %s %s", op[0], op[1]).isNotEmpty();
+        }
+    }
+
+    @Test
     void listingTodosStatesItsLimitAndDocumentsThe429AndTheHeaders() {
         JsonNode list = operation("get", TODOS);
         assertThat(limits(list)).containsExactly("default 3/60s TRANSPORT");
         assertThat(list.path("description").asText()).contains("\"default\" allows 3 requests per 60 seconds");
+        assertThat(list.at("/x-ratelimit/0/algorithm").asText()).isEqualTo("SLIDING_WINDOW");
+        assertThat(list.at("/x-ratelimit/0/cost").asInt()).isEqualTo(1);
+        assertThat(list.at("/x-ratelimit/0/mode").asText()).isEqualTo("enforce");
 
         JsonNode tooMany = resolve(list.at("/responses/429"));
         assertThat(tooMany.isMissingNode()).as("GET /todos documents a 429: %s", list).isFalse();
@@ -72,11 +88,51 @@ class OpenApiDocumentTest extends TckTestBase {
         List<String> on429 = new ArrayList<>(RATE_LIMIT_HEADERS);
         on429.add("Retry-After");
         assertDescribedHeaders(tooMany, on429);
-        for (String code : fieldNames(list.path("responses"))) {
-            if (!code.equals("429")) { // 200, or "default" as Payara writes it
-                assertDescribedHeaders(resolve(list.path("responses").path(code)), RATE_LIMIT_HEADERS);
-            }
+        List<String> others = fieldNames(list.path("responses")).stream().filter(code -> !code.equals("429")).toList();
+        assertThat(others).as("the responses of GET /todos besides the 429: 200, or \"default\" as Payara writes it")
+                .isNotEmpty();
+        for (String code : others) {
+            assertDescribedHeaders(resolve(list.path("responses").path(code)), RATE_LIMIT_HEADERS);
         }
+    }
+
+    @Test
+    void listingTodosShowsTheGoldPlansTenAMinute() {
+        JsonNode list = operation("get", TODOS);
+        assertThat(list.at("/x-ratelimit/0/plans/gold/permitLimit").asInt()).as("%s", list.path("x-ratelimit")).isEqualTo(10);
+        assertThat(list.at("/x-ratelimit/0/plans/gold/windowSeconds").asInt()).as("%s", list.path("x-ratelimit")).isEqualTo(60);
+        assertThat(fieldNames(list.at("/x-ratelimit/0/plans"))).containsExactly("gold");
+        assertThat(list.at("/x-ratelimit/0/permitLimit").asInt()).as("callers in no plan keep 3").isEqualTo(3);
+        assertThat(list.path("description").asText())
+                .contains("\"default\" allows 3 requests per 60 seconds (plan \"gold\": 10 per 60 seconds)");
+    }
+
+    @Test
+    void theReportShowsItsLimitWithACostOfFour() {
+        JsonNode report = operation("get", REPORT);
+        assertThat(limits(report)).containsExactly("reports 10/60s TRANSPORT");
+        assertThat(report.at("/x-ratelimit/0/cost").asInt()).as("%s", report.path("x-ratelimit")).isEqualTo(4);
+        assertThat(report.at("/x-ratelimit/0/algorithm").asText()).isEqualTo("SLIDING_WINDOW");
+        assertThat(report.path("description").asText()).contains("\"reports\" allows 10 permits per 60 seconds",
+                "Each call costs 4 permits");
+        assertThat(resolve(report.at("/responses/429")).isMissingNode()).as("GET /todos/report documents a 429").isFalse();
+    }
+
+    @Test
+    void importingIsCoveredByTheModuleLimit() {
+        JsonNode importing = operation("post", IMPORT);
+        assertThat(limits(importing)).containsExactly("module 100/60s TRANSPORT");
+        assertThat(importing.at("/x-ratelimit/0/declaredOn").asText()).isEqualTo("module");
+        assertThat(resolve(importing.at("/responses/429")).isMissingNode()).as("POST /todos/import documents a 429").isFalse();
+    }
+
+    @Test
+    void theExportShowsTheModuleLimitOnlyAndNoPlanChangesIt() {
+        // the "export" limit is a CDI bean's (not the resource method's), so the document cannot show it;
+        // ratelimit.plans.gold.limits.export.mode=off changes nothing the document shows
+        JsonNode export = operation("get", EXPORT);
+        assertThat(limits(export)).containsExactly("module 100/60s TRANSPORT");
+        assertThat(export.at("/x-ratelimit/0").has("plans")).as("%s", export.path("x-ratelimit")).isFalse();
     }
 
     @Test
@@ -84,6 +140,7 @@ class OpenApiDocumentTest extends TckTestBase {
         JsonNode create = operation("post", TODOS);
         assertThat(limits(create)).containsExactly("burst 5/1s TRANSPORT", "hourly 500/3600s TRANSPORT");
         assertThat(create.at("/responses/429").isMissingNode()).isFalse();
+        assertThat(fieldNames(create.path("responses"))).as("responses of POST /todos").contains("429").hasSizeGreaterThan(1);
         for (String code : fieldNames(create.path("responses"))) {
             assertDescribedHeaders(resolve(create.path("responses").path(code)), RATE_LIMIT_HEADERS);
         }
@@ -101,16 +158,21 @@ class OpenApiDocumentTest extends TckTestBase {
 
     @Test
     void noOperationPublishesTheGlobalLimit() {
+        assertThat(fieldNames(document.path("paths"))).as("the document's paths").isNotEmpty();
+        int items = 0;
         for (JsonNode path : document.path("paths")) {
             for (JsonNode operation : path) {
                 for (JsonNode limit : operation.path("x-ratelimit")) {
-                    assertThat(limit.path("name").asText()).as("%s", operation).isNotEqualTo(GLOBAL);
+                    items++;
+                    assertThat(limit.path("name").asText()).as("%s", operation).isNotBlank().isNotEqualTo(GLOBAL);
                 }
             }
         }
+        // GET/POST /todos, GET/DELETE /todos/{id}, export, report, import: one limit each, two on POST /todos
+        assertThat(items).as("x-ratelimit items in the document").isGreaterThanOrEqualTo(8);
     }
 
-    private static String openApiPath() {
+    static String openApiPath() {
         String path = System.getProperty(OPEN_API_PATH_PROPERTY);
         return path == null || path.isBlank() ? "/openapi" : path.trim();
     }
@@ -131,8 +193,9 @@ class OpenApiDocumentTest extends TckTestBase {
         throw new AssertionError(method.toUpperCase() + " " + path + " is not in the document: " + fieldNames(document.path("paths")));
     }
 
-    /** The {@code x-ratelimit} items as {@code name permitLimit/windowSeconds SCOPE}. */
+    /** The {@code x-ratelimit} items as {@code name permitLimit/windowSeconds SCOPE}; fails when there is none. */
     private static List<String> limits(JsonNode operation) {
+        assertThat(operation.path("x-ratelimit").isArray()).as("x-ratelimit of %s", operation).isTrue();
         List<String> limits = new ArrayList<>();
         for (JsonNode item : operation.path("x-ratelimit")) {
             limits.add(item.path("name").asText() + " " + item.path("permitLimit").asInt() + "/"

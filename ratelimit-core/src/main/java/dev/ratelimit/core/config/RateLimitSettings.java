@@ -317,11 +317,15 @@ public final class RateLimitSettings {
     }
 
     private String planKeyWarning(String key, Set<String> known) {
+        Plan longest = null;
         for (Plan plan : plans) {
-            String prefix = PLANS + "." + plan.name() + ".";
-            if (!key.startsWith(prefix)) {
-                continue;
+            if (key.startsWith(PLANS + "." + plan.name() + ".")
+                    && (longest == null || plan.name().length() > longest.name().length())) {
+                longest = plan; // "gold.v2" before "gold": plan names may contain dots
             }
+        }
+        for (Plan plan : longest == null ? List.<Plan>of() : List.of(longest)) {
+            String prefix = PLANS + "." + plan.name() + ".";
             String rest = key.substring(prefix.length());
             if (rest.equals("role")) {
                 return null;

@@ -15,9 +15,12 @@ public final class BoundLimits {
     private final BoundKey[][] keysByPlan;
     private final String description;
     private final boolean empty;
+    private final boolean oncePerRequest;
 
-    BoundLimits(String where, RateLimitRequest[] byPlan, BoundKey[][] keysByPlan, String description) {
+    BoundLimits(String where, RateLimitRequest[] byPlan, BoundKey[][] keysByPlan, String description,
+                boolean oncePerRequest) {
         this.where = where;
+        this.oncePerRequest = oncePerRequest;
         this.byPlan = byPlan;
         this.keysByPlan = keysByPlan;
         this.description = description;
@@ -41,6 +44,11 @@ public final class BoundLimits {
     /** The effective limits, modes and plans, for the start-up line: {@code "default" 3/60s (gold: 10/60s)}. */
     public String describe() {
         return description;
+    }
+
+    /** True for a resource method's limits: decided at most once per request. */
+    boolean oncePerRequest() {
+        return oncePerRequest;
     }
 
     RateLimitRequest request(int plan) {

@@ -31,7 +31,8 @@ import java.util.function.LongSupplier;
  * outages). One warning per outage, one line on recovery ({@link OutageLog}).
  *
  * <p>A store that never answers costs one timer (the JDK's shared delay scheduler of
- * {@link CompletableFuture#orTimeout}), not a thread. The in-process store answers at once: it is called
+ * {@link CompletableFuture#orTimeout}), not a thread. A store that answers after the timeout has its permits
+ * given back at once: the policy decided that call, so the store's late decision must not stay spent. The in-process store answers at once: it is called
  * without a stage ({@link #decideNow}).
  *
  * <p>A decision the policy made ({@code allow} or {@code local}) answers a twin of the request: the same
@@ -139,7 +140,9 @@ final class GuardedStore implements RateLimitStore {
         CompletableFuture<RateLimitDecision> answer = new CompletableFuture<>();
         stage.whenComplete((decision, failure) -> {
             if (failure == null) {
-                answer.complete(decision);
+                if (!answer.complete(decision) && decision != null && decision.allowed()) {
+                    release(decision); // answered after the timeout: the policy decided, so nothing stays spent
+                }
             } else {
                 answer.completeExceptionally(failure);
             }
@@ -214,7 +217,9 @@ final class GuardedStore implements RateLimitStore {
         Throwable reported = timeout
                 ? new TimeoutException("no answer within " + timeoutNanos / 1_000_000 + " ms") : cause;
         outage.failed(request.toString(), reported);
-        listener.failed(request);
+        if (onFailure != OnFailure.LOCAL) {
+            listener.failed(request); // with local, the local store decides: its outcomes are what is counted
+        }
         switch (onFailure) {
             case ALLOW -> {
                 RateLimitRequest twin = twin(request);

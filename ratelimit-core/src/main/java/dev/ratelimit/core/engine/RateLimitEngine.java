@@ -65,7 +65,8 @@ public final class RateLimitEngine {
     private final Plan[] plans;
     private final Map<String, Plan> plansByName = new HashMap<>();
     private final RateLimitMetrics metrics;
-    private final RateLimitedLog planFailures = new RateLimitedLog(LOG, Level.WARNING, RateLimitedLog.MINUTE_NANOS);
+    private final LongSupplier clock;
+    private final RateLimitedLog planFailures;
     /** Guarded by this: name or name/plan to its bound key. */
     private final Map<String, BoundKey> keys = new HashMap<>();
     /** Written under this; read by the failure listener. */
@@ -79,6 +80,8 @@ public final class RateLimitEngine {
     private RateLimitEngine(Builder b) {
         this.settings = b.settings;
         this.metrics = b.metrics;
+        this.clock = b.clock;
+        this.planFailures = new RateLimitedLog(LOG, Level.WARNING, RateLimitedLog.MINUTE_NANOS, clock);
         this.partitioner = b.partitioner != null ? b.partitioner : new HeaderPartitioner(settings.partitionHeader());
         List<Plan> configured = settings.plans();
         this.plans = new Plan[configured.size() + 1];
@@ -88,7 +91,7 @@ public final class RateLimitEngine {
         }
         this.planResolver = b.planResolver != null ? b.planResolver : new RolePlanResolver(configured);
         this.store = new GuardedStore(b.store, settings.timeoutMillis(), settings.onFailure(),
-                settings.maxTrackedPartitions(), b.localClock, metrics, this::storeFailed);
+                settings.maxTrackedPartitions(), clock, metrics, this::storeFailed);
     }
 
     /**
@@ -131,16 +134,35 @@ public final class RateLimitEngine {
      * Binds the limits of one call site, once, at deployment: applies {@code ratelimit.limits.*}, the modes
      * and the plans, and binds each (name, plan) to the store and the metrics.
      *
+     * The limits are decided on every call of the call site ({@link #decide}): a bean method's limits spend
+     * once per invocation, twice in a request that calls it twice.
+     *
      * @param where  the call site, as messages name it
      * @param limits the declared limits in order (global, module, class, method); distinct names
      * @throws InvalidRateLimitException when a cost exceeds its limit after configuration, or limits sharing a
      *                                   name have different algorithms; the message names both
      */
-    public synchronized BoundLimits bind(String where, List<DeclaredLimit> limits) {
+    public BoundLimits bind(String where, List<DeclaredLimit> limits) {
+        return bind(where, limits, false);
+    }
+
+    /**
+     * {@link #bind}, for the limits of a request's resource method in one scope: decided at most once per
+     * request, however often a container runs the filter that decides them (exactly once: SPEC 3).
+     */
+    public BoundLimits bindOncePerRequest(String where, List<DeclaredLimit> limits) {
+        return bind(where, limits, true);
+    }
+
+    private synchronized BoundLimits bind(String where, List<DeclaredLimit> limits, boolean oncePerRequest) {
         RateLimitRequest[] byPlan = new RateLimitRequest[plans.length];
         BoundKey[][] keysByPlan = new BoundKey[plans.length][];
         if (!settings.enabled() || limits.isEmpty()) {
-            return new BoundLimits(where, byPlan, keysByPlan, limits.isEmpty() ? "(none)" : "(ratelimit.enabled=false)");
+            for (DeclaredLimit declared : limits) {
+                declarations.putIfAbsent(declared.policy().name(), new Declaration(declared.policy(), declared.policy(), where));
+            }
+            return new BoundLimits(where, byPlan, keysByPlan, limits.isEmpty() ? "(none)" : "(ratelimit.enabled=false)",
+                    oncePerRequest);
         }
         for (int p = 0; p < plans.length; p++) {
             Plan plan = plans[p];
@@ -170,7 +192,7 @@ public final class RateLimitEngine {
         for (DeclaredLimit declared : limits) {
             declare(where, declared.policy(), settings.effective(declared.policy(), null).policy());
         }
-        return new BoundLimits(where, byPlan, keysByPlan, describe(limits));
+        return new BoundLimits(where, byPlan, keysByPlan, describe(limits), oncePerRequest);
     }
 
     /**
@@ -248,7 +270,7 @@ public final class RateLimitEngine {
         BoundKey key = keys.get(id);
         if (key == null) {
             CountKey countKey = new CountKey(policy.name(), plan == null ? null : plan.name(), policy.algorithm());
-            ShadowLog shadow = shadowLogs.computeIfAbsent(policy.name(), ShadowLog::new);
+            ShadowLog shadow = shadowLogs.computeIfAbsent(policy.name(), n -> new ShadowLog(n, clock));
             key = new BoundKey(countKey, store.bind(countKey), mode, where, shadow, metrics);
             keys.put(id, key);
             keysByCountKey.put(countKey, key);
@@ -364,7 +386,7 @@ public final class RateLimitEngine {
     }
 
     private RateLimitRequest claim(RequestLedger ledger, BoundLimits limits) {
-        if (limits.isEmpty() || ledger.refusal() != null || !ledger.claim(limits)) {
+        if (limits.isEmpty() || ledger.refusal() != null || (limits.oncePerRequest() && !ledger.claim(limits))) {
             return null;
         }
         return limits.request(limits.dependsOnPlan() ? ledger.plan() : 0);
@@ -454,7 +476,9 @@ public final class RateLimitEngine {
 
     private RateLimitDecision record(RequestLedger ledger, RateLimitRequest sent, BoundKey[] keys,
                                      RateLimitDecision decision) {
-        ledger.record(decision, keys);
+        if (!ledger.record(decision, keys) && decision.allowed()) {
+            store.release(decision); // the request has given back everything already: this must not stay spent
+        }
         if (decision.request() != sent && settings.onFailure() == OnFailure.ALLOW && store.fallback(decision)) {
             return decision; // the store did not decide: counted as failed already
         }
@@ -499,8 +523,9 @@ public final class RateLimitEngine {
         try {
             name = planResolver.plan(caller);
         } catch (RuntimeException e) {
-            planFailures.occurred(n -> "ratelimit: the plan resolver " + planResolver + " failed (" + n
-                    + " times since the last such line); those callers get no plan", e);
+            planFailures.occurred(n -> "ratelimit: the plan resolver " + planResolver + " failed ("
+                    + OutageLog.describe(e) + "; " + n + (n == 1 ? " failure" : " failures")
+                    + " since the last such line); those callers get no plan", e);
             return 0;
         }
         if (name == null) {
@@ -509,8 +534,8 @@ public final class RateLimitEngine {
         Plan plan = plansByName.get(name);
         if (plan == null) {
             planFailures.occurred(n -> "ratelimit: the plan resolver " + planResolver + " answered \"" + name
-                    + "\", which " + RateLimitSettings.PLANS + " does not list (" + n + " such answers since the last "
-                    + "such line); those callers get no plan", null);
+                    + "\", which " + RateLimitSettings.PLANS + " does not list (" + n + (n == 1 ? " such answer" : " such answers")
+                    + " since the last such line); those callers get no plan", null);
             return 0;
         }
         return plan.index();
@@ -527,7 +552,7 @@ public final class RateLimitEngine {
         private RateLimitPartitioner partitioner;
         private RateLimitPlanResolver planResolver;
         private RateLimitMetrics metrics = RateLimitMetrics.NONE;
-        private LongSupplier localClock = System::nanoTime;
+        private LongSupplier clock = System::nanoTime;
 
         private Builder(RateLimitSettings settings, RateLimitStore store) {
             this.settings = Objects.requireNonNull(settings, "settings");
@@ -552,9 +577,13 @@ public final class RateLimitEngine {
             return this;
         }
 
-        /** The clock of the in-process store kept for outages ({@code on-failure=local}); default {@code System::nanoTime}. */
-        public Builder localClock(LongSupplier localClock) {
-            this.localClock = Objects.requireNonNull(localClock, "localClock");
+        /**
+         * The engine's clock, in nanoseconds: the in-process store kept for outages ({@code on-failure=local})
+         * counts on it, and the once-a-minute log lines (shadow limits, plan resolver) are spaced by it. Default
+         * {@code System::nanoTime}; the store's own clock is the store's business.
+         */
+        public Builder localClock(LongSupplier clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
             return this;
         }
 

@@ -3,6 +3,7 @@ package dev.ratelimit.core.engine;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
+import java.util.function.LongSupplier;
 
 /**
  * A log line for a recurring condition, written at most once an interval: the first occurrence at once,
@@ -19,13 +20,16 @@ final class RateLimitedLog {
     private final System.Logger log;
     private final Level level;
     private final long intervalNanos;
-    private final AtomicLong next = new AtomicLong(System.nanoTime());
+    private final LongSupplier clock;
+    private final AtomicLong next;
     private final AtomicLong since = new AtomicLong();
 
-    RateLimitedLog(System.Logger log, Level level, long intervalNanos) {
+    RateLimitedLog(System.Logger log, Level level, long intervalNanos, LongSupplier clock) {
         this.log = log;
         this.level = level;
         this.intervalNanos = intervalNanos;
+        this.clock = clock;
+        this.next = new AtomicLong(clock.getAsLong());
     }
 
     /**
@@ -34,7 +38,7 @@ final class RateLimitedLog {
      */
     void occurred(LongFunction<String> message, Throwable cause) {
         long count = since.incrementAndGet();
-        long now = System.nanoTime();
+        long now = clock.getAsLong();
         long due = next.get();
         if (now - due < 0 || !next.compareAndSet(due, now + intervalNanos)) {
             return;

@@ -87,12 +87,19 @@ public final class RequestLedger {
         return true;
     }
 
-    synchronized void record(RateLimitDecision decision, BoundKey[] keys) {
+    /**
+     * Records a decision; the first refusing one becomes the request's refusal.
+     *
+     * @return false when the request has given back its permits already ({@link #takeForRelease}): then the
+     *         caller gives this decision's back too
+     */
+    synchronized boolean record(RateLimitDecision decision, BoundKey[] keys) {
         Entry entry = new Entry(decision, keys);
         entries.add(entry);
         if (!decision.allowed() && refusal == null) {
             refusal = entry;
         }
+        return !released;
     }
 
     /** The first refusing decision, or null. */

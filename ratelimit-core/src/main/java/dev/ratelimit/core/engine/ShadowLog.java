@@ -1,6 +1,7 @@
 package dev.ratelimit.core.engine;
 
 import java.lang.System.Logger.Level;
+import java.util.function.LongSupplier;
 
 /**
  * The log of one limit in shadow mode: at most one line a minute, naming the limit and how many requests
@@ -11,10 +12,11 @@ final class ShadowLog {
     private static final System.Logger LOG = System.getLogger("dev.ratelimit");
 
     private final String name;
-    private final RateLimitedLog log = new RateLimitedLog(LOG, Level.INFO, RateLimitedLog.MINUTE_NANOS);
+    private final RateLimitedLog log;
 
-    ShadowLog(String name) {
+    ShadowLog(String name, LongSupplier clock) {
         this.name = name;
+        this.log = new RateLimitedLog(LOG, Level.INFO, RateLimitedLog.MINUTE_NANOS, clock);
     }
 
     /** A request the limit would have refused. */

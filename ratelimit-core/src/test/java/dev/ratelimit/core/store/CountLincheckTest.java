@@ -112,7 +112,7 @@ class CountLincheckTest {
     private static ModelCheckingOptions options() {
         return new ModelCheckingOptions()
                 .iterations(20)
-                .invocationsPerIteration(300)
+                .invocationsPerIteration(200)
                 .threads(3)
                 .actorsPerThread(3)
                 .actorsBefore(1)

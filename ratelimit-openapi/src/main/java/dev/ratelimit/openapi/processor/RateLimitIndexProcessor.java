@@ -1,10 +1,12 @@
 package dev.ratelimit.openapi.processor;
 
-import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitScope;
+import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.openapi.internal.index.IndexFile;
 import dev.ratelimit.openapi.internal.index.IndexFormat;
 import dev.ratelimit.openapi.internal.index.IndexedApplication;
+import dev.ratelimit.openapi.internal.index.IndexedLimit;
 import dev.ratelimit.openapi.internal.index.IndexedMethod;
 import dev.ratelimit.openapi.internal.index.PathTemplates;
 import java.io.IOException;
@@ -149,7 +151,7 @@ public final class RateLimitIndexProcessor extends AbstractProcessor {
         List<IndexedMethod> methods = new ArrayList<>();
         for (TypeElement type : candidates) {
             if (isConcreteClass(type) && isSubtype(type, application) && !type.equals(application)) {
-                List<RateLimitPolicy> module = validated(limitsOn(type), describe(type));
+                List<IndexedLimit> module = validated(limitsOn(type), describe(type));
                 checkUniqueNames(describe(type), type, module, List.of());
                 applications.add(new IndexedApplication(binaryName(type), applicationPath(type), module));
             }
@@ -197,8 +199,8 @@ public final class RateLimitIndexProcessor extends AbstractProcessor {
                     own = limitsOn(declaration); // what runtimes that report the annotated declaration read
                 }
                 String where = describe(type, method);
-                List<RateLimitPolicy> classPolicies = validated(classLimits, where);
-                List<RateLimitPolicy> methodPolicies = validated(own, where);
+                List<IndexedLimit> classPolicies = validated(classLimits, where);
+                List<IndexedLimit> methodPolicies = validated(own, where);
                 checkUniqueNames(where, method, classPolicies, methodPolicies);
                 String path = PathTemplates.join(basePath, methodPath);
                 for (String http : httpMethods) {
@@ -350,8 +352,8 @@ public final class RateLimitIndexProcessor extends AbstractProcessor {
     // ---- @RateLimit
 
     /** One {@code @RateLimit} as written: its values (defaults filled in) and where, for messages. */
-    private record Limit(String name, int permitLimit, int windowSeconds, String scope, Element on,
-                         AnnotationMirror mirror) {
+    private record Limit(String name, int permitLimit, int windowSeconds, String scope, String algorithm, int cost,
+                         Element on, AnnotationMirror mirror) {
     }
 
     /** The {@code @RateLimit}s directly on {@code element}, in declaration order (repeated ones sit in their container). */
@@ -375,10 +377,21 @@ public final class RateLimitIndexProcessor extends AbstractProcessor {
         return limits;
     }
 
+    /** Members read by name from the source's annotation: the class being compiled cannot be reflected on. */
     private Limit limit(Element on, AnnotationMirror a) {
-        Object scope = value(a, "scope");
+        Object algorithm = value(a, "algorithm");
+        Object cost = value(a, "cost");
         return new Limit((String) value(a, "name"), (Integer) value(a, "permitLimit"), (Integer) value(a, "windowSeconds"),
-                scope instanceof VariableElement v ? v.getSimpleName().toString() : String.valueOf(scope), on, a);
+                enumConstant(value(a, "scope"), RateLimitScope.TRANSPORT.name()),
+                enumConstant(algorithm, RateLimitAlgorithm.SLIDING_WINDOW.name()),
+                cost instanceof Integer c ? c : 1, on, a);
+    }
+
+    private static String enumConstant(Object value, String absent) {
+        if (value == null) {
+            return absent;
+        }
+        return value instanceof VariableElement v ? v.getSimpleName().toString() : String.valueOf(value);
     }
 
     private Object value(AnnotationMirror annotation, String member) {
@@ -390,13 +403,20 @@ public final class RateLimitIndexProcessor extends AbstractProcessor {
         return null;
     }
 
-    /** The policies, each checked as the runtime checks it; an invalid one is a compile error and left out. */
-    private List<RateLimitPolicy> validated(List<Limit> limits, String where) {
-        List<RateLimitPolicy> policies = new ArrayList<>();
+    /** The limits, each checked as the runtime checks it (cost included); an invalid one is a compile error and left out. */
+    private List<IndexedLimit> validated(List<Limit> limits, String where) {
+        List<IndexedLimit> valid = new ArrayList<>();
         for (Limit limit : limits) {
             try {
-                policies.add(new RateLimitPolicy(limit.name(), limit.permitLimit(), limit.windowSeconds(),
-                        RateLimitScope.valueOf(limit.scope())));
+                RateLimitAlgorithm algorithm;
+                try {
+                    algorithm = RateLimitAlgorithm.valueOf(limit.algorithm());
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("algorithm " + limit.algorithm() + " is not one this version of "
+                            + "ratelimit-openapi knows (" + java.util.Arrays.toString(RateLimitAlgorithm.values()) + ")");
+                }
+                valid.add(new IndexedLimit(new RateLimitPolicy(limit.name(), limit.permitLimit(), limit.windowSeconds(),
+                        algorithm), limit.cost(), RateLimitScope.valueOf(limit.scope())));
             } catch (IllegalArgumentException e) {
                 String on = limit.on() instanceof TypeElement t && !where.equals(t.getSimpleName().toString())
                         ? t.getSimpleName() + " (covering " + where + ")" : where;
@@ -406,17 +426,17 @@ public final class RateLimitIndexProcessor extends AbstractProcessor {
                 }
             }
         }
-        return policies;
+        return valid;
     }
 
-    private void checkUniqueNames(String where, Element method, List<RateLimitPolicy> classPolicies,
-                                  List<RateLimitPolicy> methodPolicies) {
+    private void checkUniqueNames(String where, Element method, List<IndexedLimit> classLimits,
+                                  List<IndexedLimit> methodLimits) {
         Set<String> names = new HashSet<>();
-        List<RateLimitPolicy> all = new ArrayList<>(classPolicies);
-        all.addAll(methodPolicies);
-        for (RateLimitPolicy policy : all) {
-            if (!names.add(policy.name())) {
-                error("@RateLimit on " + where + ": name \"" + policy.name() + "\" is used by more than one limit "
+        List<IndexedLimit> all = new ArrayList<>(classLimits);
+        all.addAll(methodLimits);
+        for (IndexedLimit limit : all) {
+            if (!names.add(limit.policy().name())) {
+                error("@RateLimit on " + where + ": name \"" + limit.policy().name() + "\" is used by more than one limit "
                         + "covering the method (global, module, class and method limits together); each would spend "
                         + "from the same count twice", method);
             }

@@ -2,6 +2,7 @@ package dev.ratelimit.openapi.testapp;
 
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimitScope;
+import dev.ratelimit.core.RateLimitAlgorithm;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -13,7 +14,7 @@ import java.util.List;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
-/** Method limits, module-covered methods, a regex path parameter, a locator, and a 429 of its own. */
+/** Method limits, module-covered methods, a regex path parameter, a locator, a 429 of its own, algorithm and cost. */
 @Path("items/")
 public class ItemResource {
 
@@ -54,6 +55,14 @@ public class ItemResource {
     @APIResponse(responseCode = "429", description = "One export per ten seconds",
             content = @Content(mediaType = "text/plain"))
     public String export() {
+        return "";
+    }
+
+    @GET
+    @Path("report")
+    @Produces(MediaType.TEXT_PLAIN)
+    @RateLimit(permitLimit = 10, windowSeconds = 60, name = "reports", cost = 4, algorithm = RateLimitAlgorithm.STRICT_WINDOW)
+    public String report() {
         return "";
     }
 

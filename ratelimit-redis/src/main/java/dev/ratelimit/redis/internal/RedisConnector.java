@@ -98,6 +98,9 @@ public final class RedisConnector implements AutoCloseable {
      * after a restart or {@code SCRIPT FLUSH}), {@code EVAL}, which also caches it.
      */
     public <T> CompletableFuture<T> eval(Script script, ScriptOutputType type, String[] keys, String[] args) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new RedisConnectionException("closed"));
+        }
         CompletableFuture<Commands> connected = connection();
         if (connected.isDone() && !connected.isCompletedExceptionally()) {
             return connected.join().eval(script, type, keys, args);
@@ -105,8 +108,11 @@ public final class RedisConnector implements AutoCloseable {
         return connected.thenCompose(c -> c.eval(script, type, keys, args));
     }
 
-    /** A stage that completes when connected (scripts loaded), or fails with the current attempt. */
+    /** A stage that completes when connected (the script loaded), or fails with the current attempt, or once closed. */
     public CompletableFuture<Void> connected() {
+        if (closed) {
+            return CompletableFuture.failedFuture(new RedisConnectionException("closed"));
+        }
         return connection().thenApply(commands -> null);
     }
 
@@ -157,9 +163,8 @@ public final class RedisConnector implements AutoCloseable {
      * {@code EVAL} fallback). Not loading them (e.g. an ACL without {@code SCRIPT}) is no failure.
      */
     private static void preload(Commands commands, CompletableFuture<Commands> connected) {
-        CompletableFuture<String> acquire = commands.scripting.scriptLoad(Script.ACQUIRE.text()).toCompletableFuture();
-        CompletableFuture<String> release = commands.scripting.scriptLoad(Script.RELEASE.text()).toCompletableFuture();
-        CompletableFuture.allOf(acquire, release).whenComplete((loaded, failure) -> connected.complete(commands));
+        commands.scripting.scriptLoad(Script.COUNTS.text()).toCompletableFuture()
+                .whenComplete((loaded, failure) -> connected.complete(commands));
     }
 
     @SuppressWarnings("unchecked")

@@ -1,13 +1,17 @@
 package dev.ratelimit.redis.internal;
 
+import dev.ratelimit.core.CountKey;
+
 /**
- * The key of the count of (name, partition): {@code <prefix>{<n>:<partition>}<name>}, where {@code n}
- * is the partition's length in UTF-8 bytes; e.g. {@code ratelimit:{13:X-Api-Key:abc}burst}.
+ * The key of the count of (name, plan, partition): {@code <prefix>{<n>:<partition>}<name>[/<plan>]},
+ * where {@code n} is the partition's length in UTF-8 bytes; e.g. {@code ratelimit:{13:X-Api-Key:abc}burst}
+ * for callers in no plan, {@code ratelimit:{13:X-Api-Key:abc}burst/gold} for the plan {@code gold}.
  *
  * <ul>
  *   <li>No forgery, no collision: the length says where the partition ends, whatever it contains
- *       ({@code :}, braces, nothing at all), and names never contain braces; so a key determines its
- *       (name, partition), and two different pairs never share a count. A partition that is not
+ *       ({@code :}, braces, nothing at all), and names and plans are made of {@code [A-Za-z0-9._-]}
+ *       (no brace, no slash); so a key determines its (name, plan, partition), and two different
+ *       triples never share a count. A partition that is not
  *       well-formed UTF-16 (a lone surrogate, which UTF-8 cannot carry) is written as {@code x} and
  *       four hex digits per char instead; that form starts with a letter, the other with a digit.</li>
  *   <li>Redis Cluster: the hash tag is the text between the first <code>{</code> (ours: a prefix may
@@ -52,9 +56,14 @@ public final class RedisKeys {
         return "{" + bytes + ':' + partition + '}';
     }
 
-    /** The key of the count of {@code name} (a policy name: no braces) under a partition's {@link #tag}. */
-    public String key(String tag, String name) {
-        return prefix + tag + name;
+    /** What follows the {@link #tag} in the keys of a {@link CountKey}'s counts: {@code name} or {@code name/plan}. */
+    public static String suffix(CountKey key) {
+        return key.plan() == null ? key.name() : key.name() + '/' + key.plan();
+    }
+
+    /** The key of a count: a partition's {@link #tag}, then the {@link #suffix} of its {@link CountKey}. */
+    public String key(String tag, String suffix) {
+        return prefix + tag + suffix;
     }
 
     /** UTF-8 length of {@code s}; -1 when it holds a lone surrogate. */

@@ -10,8 +10,8 @@ import java.security.NoSuchAlgorithmException;
 /** A Lua script shipped beside this class, with the SHA-1 that {@code EVALSHA} names it by. Immutable. */
 public record Script(String name, String text, String sha) {
 
-    public static final Script ACQUIRE = load("acquire.lua");
-    public static final Script RELEASE = load("release.lua");
+    /** Decides a request's limits, or gives back what a decision spent: {@code counts.lua}. */
+    public static final Script COUNTS = load("counts.lua");
 
     private static Script load(String resource) {
         try (InputStream in = Script.class.getResourceAsStream(resource)) {

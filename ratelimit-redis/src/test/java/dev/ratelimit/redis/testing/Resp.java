@@ -36,6 +36,15 @@ public final class Resp implements AutoCloseable {
 
     /** Sends a command; returns a String, Long, List or null; a Redis error is thrown. */
     public Object call(String... args) {
+        return call(false, args);
+    }
+
+    /** Sends a command whose reply is a bulk string; returns its bytes as they are (null for none). */
+    public byte[] bytes(String... args) {
+        return (byte[]) call(true, args);
+    }
+
+    private Object call(boolean raw, String... args) {
         try {
             ByteArrayOutputStream request = new ByteArrayOutputStream();
             request.write(("*" + args.length + "\r\n").getBytes(StandardCharsets.UTF_8));
@@ -47,7 +56,7 @@ public final class Resp implements AutoCloseable {
             }
             out.write(request.toByteArray());
             out.flush();
-            return read();
+            return read(raw);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -61,7 +70,7 @@ public final class Resp implements AutoCloseable {
         return (Long) call(args);
     }
 
-    private Object read() throws IOException {
+    private Object read(boolean raw) throws IOException {
         int type = in.read();
         String line = line();
         switch (type) {
@@ -77,7 +86,7 @@ public final class Resp implements AutoCloseable {
                     return null;
                 }
                 byte[] bytes = in.readNBytes(length + 2);
-                return new String(bytes, 0, length, StandardCharsets.UTF_8);
+                return raw ? java.util.Arrays.copyOf(bytes, length) : new String(bytes, 0, length, StandardCharsets.UTF_8);
             }
             case '*': {
                 int count = Integer.parseInt(line);
@@ -86,7 +95,7 @@ public final class Resp implements AutoCloseable {
                 }
                 List<Object> items = new ArrayList<>(count);
                 for (int i = 0; i < count; i++) {
-                    items.add(read());
+                    items.add(read(raw));
                 }
                 return items;
             }

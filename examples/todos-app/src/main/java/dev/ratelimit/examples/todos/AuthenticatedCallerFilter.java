@@ -21,7 +21,7 @@ public class AuthenticatedCallerFilter implements ContainerRequestFilter {
     @Override
     public void filter(ContainerRequestContext request) {
         if (request.getSecurityContext() == null || request.getSecurityContext().getUserPrincipal() == null) {
-            request.abortWith(Problems.of(Response.Status.UNAUTHORIZED, "Send Authorization: Bearer <name>.")
+            request.abortWith(Problem.of(Response.Status.UNAUTHORIZED, "Send Authorization: Bearer <name>.")
                     .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer")
                     .build());
         }

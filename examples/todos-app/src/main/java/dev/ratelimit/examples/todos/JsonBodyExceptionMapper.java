@@ -18,7 +18,7 @@ public class JsonBodyExceptionMapper implements ExceptionMapper<JsonProcessingEx
 
     @Override
     public Response toResponse(JsonProcessingException exception) {
-        return Problems.of(Response.Status.BAD_REQUEST,
-                "The body must be {\"title\": \"...\"}: " + exception.getOriginalMessage()).build();
+        return Problem.of(Response.Status.BAD_REQUEST,
+                "The body does not bind: " + exception.getOriginalMessage()).build();
     }
 }

@@ -44,6 +44,27 @@ public class TodoRepository {
         return Optional.of(add(title, false));
     }
 
+    /**
+     * Adds todos with these titles, all or none: empty when one of the titles exists already or appears
+     * twice.
+     */
+    public synchronized Optional<List<Todo>> createAll(List<String> titles) {
+        java.util.Set<String> taken = new java.util.HashSet<>();
+        for (Todo todo : byId.values()) {
+            taken.add(todo.title());
+        }
+        for (String title : titles) {
+            if (!taken.add(title)) {
+                return Optional.empty();
+            }
+        }
+        List<Todo> created = new ArrayList<>(titles.size());
+        for (String title : titles) {
+            created.add(add(title, false));
+        }
+        return Optional.of(created);
+    }
+
     /** Removes the todo; false when there is none with this id. */
     public synchronized boolean delete(long id) {
         return byId.remove(id) != null;

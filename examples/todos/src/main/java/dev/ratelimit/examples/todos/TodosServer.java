@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.type.LogicalType;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import jakarta.ws.rs.ext.ContextResolver;
 import java.net.URI;
 import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
@@ -17,8 +18,9 @@ import org.jboss.weld.environment.se.WeldContainer;
 
 /**
  * The example embedded: a Weld SE container, then Jersey on Grizzly's HTTP server, on 127.0.0.1, with
- * {@link OpenApiEndpoint} at {@code /openapi} on the same server, beside Jersey. How the server is set up
- * (TCP_NODELAY, keep-alive, ...): {@link EmbeddedHttpServer}.
+ * {@link OpenApiEndpoint} at {@code /openapi} and {@link MetricsEndpoint} at {@code /metrics} (the
+ * {@link MetricsRegistry} bean, which ratelimit-micrometer records into) on the same server, beside Jersey.
+ * How the server is set up (TCP_NODELAY, keep-alive, ...): {@link EmbeddedHttpServer}.
  *
  * <p>Jersey scans exactly two packages, {@code dev.ratelimit.jaxrs} (with its subpackages: the library's
  * providers) and {@code dev.ratelimit.examples.todos} (without subpackages), so that test classes
@@ -62,10 +64,13 @@ public final class TodosServer implements AutoCloseable {
         WeldContainer weld = new Weld().skipShutdownHook().initialize();
         try {
             OpenApiEndpoint openApi = OpenApiEndpoint.build();
+            MetricsEndpoint metrics = new MetricsEndpoint(weld.select(PrometheusMeterRegistry.class).get());
             HttpServer http = EmbeddedHttpServer.create(host, port, resourceConfig());
-            // /openapi and everything below it; Jersey has the rest
+            // /openapi and /metrics and everything below them; Jersey has the rest
             http.getServerConfiguration().addHttpHandler(openApi,
                     HttpHandlerRegistration.builder().contextPath(OpenApiEndpoint.PATH).urlPattern("/").build());
+            http.getServerConfiguration().addHttpHandler(metrics,
+                    HttpHandlerRegistration.builder().contextPath(MetricsEndpoint.PATH).urlPattern("/").build());
             int bound = EmbeddedHttpServer.start(http);
             String reachable = "0.0.0.0".equals(host) ? LOOPBACK : host;
             return new TodosServer(weld, http, URI.create("http://" + reachable + ":" + bound + "/"));

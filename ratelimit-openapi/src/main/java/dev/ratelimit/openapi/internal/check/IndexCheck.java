@@ -1,16 +1,20 @@
 package dev.ratelimit.openapi.internal.check;
 
-import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.internal.resolve.InvalidRateLimitException;
-import dev.ratelimit.internal.resolve.LimitResolver;
-import dev.ratelimit.internal.resolve.ResolvedLimits;
+import dev.ratelimit.RateLimitScope;
+import dev.ratelimit.cdi.LimitResolver;
+import dev.ratelimit.cdi.ResolvedLimit;
+import dev.ratelimit.cdi.ResolvedLimits;
+import dev.ratelimit.core.InvalidRateLimitException;
+import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.openapi.internal.index.IndexFormat;
 import dev.ratelimit.openapi.internal.index.IndexedOperation;
 import dev.ratelimit.openapi.internal.index.ResourceIndex;
 import java.lang.System.Logger.Level;
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.StringJoiner;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -27,6 +31,11 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class IndexCheck {
 
     private static final System.Logger LOG = System.getLogger("dev.ratelimit.openapi");
+    /**
+     * No configuration: the index holds what the code declares, so the check compares declarations only
+     * (no global limit, no overrides; those are applied when the document is filtered).
+     */
+    private static final RateLimitSettings DECLARATIONS_ONLY = RateLimitSettings.of(Map.of());
 
     private final ResourceIndex index;
     private final Class<?> module;
@@ -62,7 +71,7 @@ public final class IndexCheck {
     public String check(Class<?> resourceClass, Method method) {
         ResolvedLimits declared;
         try {
-            declared = LimitResolver.forResourceMethod(null, module, resourceClass, method);
+            declared = LimitResolver.forResourceMethod(DECLARATIONS_ONLY, module, resourceClass, method);
         } catch (InvalidRateLimitException e) {
             return null; // the deployment fails on it anyway, with this message
         }
@@ -75,17 +84,18 @@ public final class IndexCheck {
         if (index.isEmpty()) {
             condition = "no index";
             problem = "no " + IndexFormat.LOCATION + " on the class path, so the OpenAPI document shows no rate "
-                    + "limits (" + declared.where() + " has " + declared.policies() + ", for one): "
+                    + "limits (" + declared.where() + " has " + describe(declared.limits()) + ", for one): "
                     + ENABLE_PROCESSOR;
         } else if (indexed.isEmpty()) {
             condition = "missing " + declared.where();
-            problem = declared.where() + " has " + declared.policies() + " but is not in " + IndexFormat.LOCATION
+            problem = declared.where() + " has " + describe(declared.limits()) + " but is not in " + IndexFormat.LOCATION
                     + ", so the OpenAPI document will not show its limits; was its class compiled without the "
                     + "processor? " + ENABLE_PROCESSOR;
-        } else if (!agrees(indexed, declared.policies())) {
+        } else if (!agrees(indexed, declared.limits())) {
             condition = "stale " + declared.where();
-            problem = declared.where() + " has " + declared.policies() + " but " + IndexFormat.LOCATION + " says "
-                    + indexed.get(0).policies() + ", so the OpenAPI document shows other limits than the application "
+            problem = declared.where() + " has " + describe(declared.limits()) + " but " + IndexFormat.LOCATION + " says "
+                    + describe(disagreeing(indexed, declared.limits()).limits())
+                    + ", so the OpenAPI document shows other limits than the application "
                     + "enforces: the index is older than the code; rebuild the application";
         } else {
             return null;
@@ -113,13 +123,28 @@ public final class IndexCheck {
         return List.of();
     }
 
-    private static boolean agrees(List<IndexedOperation> indexed, List<RateLimitPolicy> declared) {
+    /** Every member of every limit, and where it is declared (module, class, method), in order. */
+    private static boolean agrees(List<IndexedOperation> indexed, List<ResolvedLimit> declared) {
+        return disagreeing(indexed, declared) == null;
+    }
+
+    private static IndexedOperation disagreeing(List<IndexedOperation> indexed, List<ResolvedLimit> declared) {
         for (IndexedOperation op : indexed) {
-            if (!op.policies().equals(declared)) {
-                return false;
+            if (!op.limits().equals(declared)) {
+                return op;
             }
         }
-        return true;
+        return null;
+    }
+
+    /** {@code ["burst" 5/1s, "hourly" 500/3600s PRINCIPAL, "reports" 10/60s cost 4]}: the members that are not defaults. */
+    static String describe(List<ResolvedLimit> limits) {
+        StringJoiner text = new StringJoiner(", ", "[", "]");
+        for (ResolvedLimit limit : limits) {
+            text.add(limit.policy() + (limit.cost() == 1 ? "" : " cost " + limit.cost())
+                    + (limit.scope() == RateLimitScope.TRANSPORT ? "" : " " + limit.scope()));
+        }
+        return text.toString();
     }
 
     /** What a missing index means and the fix, in every message that reports one. */

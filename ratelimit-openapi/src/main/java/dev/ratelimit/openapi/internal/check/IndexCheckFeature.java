@@ -1,6 +1,6 @@
 package dev.ratelimit.openapi.internal.check;
 
-import dev.ratelimit.internal.resolve.LimitResolver;
+import dev.ratelimit.cdi.LimitResolver;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.FeatureContext;

@@ -1,16 +1,20 @@
 package dev.ratelimit.openapi.internal.document;
 
-import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitScope;
-import dev.ratelimit.internal.resolve.ResolvedLimit;
+import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitMode;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.config.RateLimitSettings.Effective;
+import dev.ratelimit.core.headers.RateLimitHeaders;
 import dev.ratelimit.jaxrs.RateLimitExceptionMapper;
-import dev.ratelimit.jaxrs.internal.headers.RateLimitHeaders;
 import java.math.BigDecimal;
+import java.math.MathContext;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.StringJoiner;
 import org.eclipse.microprofile.openapi.OASFactory;
 import org.eclipse.microprofile.openapi.models.Components;
 import org.eclipse.microprofile.openapi.models.OpenAPI;
@@ -22,11 +26,12 @@ import org.eclipse.microprofile.openapi.models.responses.APIResponse;
 import org.eclipse.microprofile.openapi.models.responses.APIResponses;
 
 /**
- * What the document says about a limited operation (SPEC 4 and 9): the limits in force, in its
- * description and in {@value #EXTENSION}; a {@code 429} response with the problem body and every
- * rate-limit header; the {@code RateLimit-*} headers on its other responses. The shared parts are
- * components, referenced from each operation. Running it twice on one document changes nothing the
- * second time.
+ * What the document says about a limited operation (SPEC 4, 9, 12, 13, 15, 17): the limits in force with
+ * their effective values (configuration applied), the plans that change them, algorithm, cost and mode,
+ * in its description and in {@value #EXTENSION}; and, when one of them can refuse a request (not all in
+ * shadow mode), a {@code 429} response with the problem body and every rate-limit header, and the
+ * {@code RateLimit-*} headers on its other responses. The shared parts are components, referenced from
+ * each operation. Running it twice on one document changes nothing the second time.
  */
 public final class LimitDocumentation {
 
@@ -36,6 +41,10 @@ public final class LimitDocumentation {
     static final String TOO_MANY_REQUESTS = "429";
     static final String PROBLEM_SCHEMA = "RateLimitProblem";
     static final String TOO_MANY_REQUESTS_RESPONSE = "RateLimitTooManyRequests";
+
+    /** How the text this class appends to an operation's description begins (one limit, several). */
+    private static final String HEADING_ONE = "Rate limit (counted per client):";
+    private static final String HEADING_MANY = "Rate limits (counted per client):";
 
     private static final String RESPONSES_REF = "#/components/responses/";
     private static final String HEADERS_REF = "#/components/headers/";
@@ -59,17 +68,26 @@ public final class LimitDocumentation {
         this.document = document;
     }
 
-    /** Documents one limited operation; adds the components on first use. */
-    public void document(Operation operation, List<ResolvedLimit> limits) {
-        addComponents();
-        boolean first = operation.getExtensions() == null || !operation.getExtensions().containsKey(EXTENSION);
-        operation.addExtension(EXTENSION, extension(limits));
-        if (first) {
-            String sentence = describe(limits);
-            String description = operation.getDescription();
-            operation.setDescription(description == null || description.isBlank() ? sentence
-                    : description.strip() + "\n\n" + sentence);
+    /**
+     * Documents one limited operation; adds the components on first use. Limits in shadow mode are
+     * described, but bring no 429 and no header: they never refuse and write none.
+     *
+     * @param limits the operation's limits after configuration, none of them off for every caller
+     */
+    public void document(Operation operation, List<EffectiveLimit> limits) {
+        if (limits.isEmpty()) {
+            return;
         }
+        boolean refuses = limits.stream().anyMatch(EffectiveLimit::canRefuse);
+        boolean again = operation.getExtensions() != null && operation.getExtensions().containsKey(EXTENSION);
+        operation.addExtension(EXTENSION, extension(limits));
+        String own = again ? withoutOurText(operation.getDescription()) : operation.getDescription();
+        String text = describe(limits, refuses);
+        operation.setDescription(own == null || own.isBlank() ? text : own.strip() + "\n\n" + text);
+        if (!refuses) {
+            return;
+        }
+        addComponents();
         APIResponses responses = operation.getResponses();
         if (responses == null) {
             responses = OASFactory.createAPIResponses();
@@ -98,39 +116,171 @@ public final class LimitDocumentation {
         }
     }
 
-    /** The sentence a reader of the document sees: which limits, how many requests per how long. */
-    static String describe(List<ResolvedLimit> limits) {
-        StringBuilder text = new StringBuilder(limits.size() == 1 ? "Rate limit" : "Rate limits")
-                .append(" (counted per client): ");
-        for (int i = 0; i < limits.size(); i++) {
-            RateLimitPolicy p = limits.get(i).policy();
-            if (i > 0) {
-                text.append("; ");
-            }
-            text.append('"').append(p.name()).append("\" allows ").append(p.permitLimit())
-                    .append(p.permitLimit() == 1 ? " request" : " requests").append(" per ").append(p.windowSeconds())
-                    .append(p.windowSeconds() == 1 ? " second" : " seconds");
-            if (p.scope() == RateLimitScope.PRINCIPAL) {
-                text.append(" (only requests that pass authorization count)");
-            }
+    /**
+     * The operation's description without the text an earlier run appended (always last): a document
+     * filtered again, with the configuration of another stage (build, then start-up), says what this run
+     * finds, once.
+     */
+    private static String withoutOurText(String description) {
+        if (description == null) {
+            return null;
         }
-        return text.append(". A request over a limit is answered 429 Too Many Requests with Retry-After; the ")
-                .append("RateLimit headers of every response tell what is left.").toString();
+        int at = Math.max(description.lastIndexOf(HEADING_ONE), description.lastIndexOf(HEADING_MANY));
+        if (at == 0) {
+            return "";
+        }
+        return at > 0 && description.startsWith("\n\n", at - 2) ? description.substring(0, at - 2) : description;
     }
 
-    private static List<Map<String, Object>> extension(List<ResolvedLimit> limits) {
+    /**
+     * What a reader of the document sees: one line per limit (how many per how long, the plans that
+     * change it, cost, scope, algorithm, shadow mode), then what a refusal looks like.
+     */
+    static String describe(List<EffectiveLimit> limits, boolean refuses) {
+        StringBuilder text = new StringBuilder(limits.size() == 1 ? HEADING_ONE : HEADING_MANY);
+        for (EffectiveLimit limit : limits) {
+            text.append("\n- ").append(describe(limit));
+        }
+        if (refuses) {
+            text.append("\n\nA request over a limit is answered 429 Too Many Requests with Retry-After; the ")
+                    .append("RateLimit headers of every response tell what is left.");
+        }
+        return text.toString();
+    }
+
+    /**
+     * {@code "default" allows 3 requests per 60 seconds (plan "gold": 10 per 60 seconds). Sliding window:
+     * a request counts for up to 60 seconds.}
+     */
+    static String describe(EffectiveLimit limit) {
+        RateLimitPolicy p = limit.none().policy();
+        int cost = limit.declared().cost();
+        String unit = cost == 1 ? "request" : "permit";
+        StringBuilder text = new StringBuilder().append('"').append(p.name()).append('"');
+        if (limit.none().mode() == RateLimitMode.OFF) {
+            text.append(" does not limit callers in no plan");
+        } else {
+            text.append(" allows ").append(count(p.permitLimit(), unit)).append(" per ").append(seconds(p.windowSeconds()));
+        }
+        if (!limit.plans().isEmpty()) {
+            StringJoiner plans = new StringJoiner("; ", " (", ")");
+            limit.plans().forEach((plan, e) -> plans.add(describePlan(plan, e, limit.none())));
+            text.append(plans);
+        }
+        text.append('.');
+        if (cost != 1) {
+            text.append(" Each call costs ").append(cost).append(" permits.");
+        }
+        if (limit.declared().scope() == RateLimitScope.PRINCIPAL) {
+            text.append(" Only requests that pass authorization count.");
+        }
+        if (limit.none().mode() != RateLimitMode.OFF) {
+            text.append(' ').append(algorithm(p, unit));
+        }
+        if (limit.none().mode() == RateLimitMode.SHADOW) {
+            text.append(" Shadow mode: it is counted, but never refuses a request and sends no header.");
+        }
+        return text.toString();
+    }
+
+    /** {@code plan "gold": 10 per 60 seconds}, {@code not limited for plan "gold"}. */
+    private static String describePlan(String plan, Effective e, Effective none) {
+        if (e.mode() == RateLimitMode.OFF) {
+            return "not limited for plan \"" + plan + '"';
+        }
+        StringBuilder text = new StringBuilder("plan \"").append(plan).append("\": ").append(e.policy().permitLimit())
+                .append(" per ").append(seconds(e.policy().windowSeconds()));
+        if (e.policy().algorithm() != none.policy().algorithm()) {
+            text.append(", ").append(algorithmName(e.policy().algorithm()));
+        }
+        if (e.mode() != none.mode()) {
+            text.append(e.mode() == RateLimitMode.SHADOW ? ", shadow mode (never refused)" : ", enforced");
+        }
+        return text.toString();
+    }
+
+    /** One sentence per algorithm (SPEC 15), in the limit's own numbers. */
+    static String algorithm(RateLimitPolicy p, String unit) {
+        int n = p.permitLimit();
+        int w = p.windowSeconds();
+        return switch (p.algorithm()) {
+            case SLIDING_WINDOW -> "Sliding window: a " + unit + " counts for up to " + seconds(w) + ".";
+            case STRICT_WINDOW -> "Strict window: never more than " + count(n, unit) + " in any span of " + seconds(w)
+                    + ", at a sustained rate of 8/9 of that (" + decimal(BigDecimal.valueOf(8L * n), 9) + " per "
+                    + seconds(w) + ") for a client that keeps retrying.";
+            case TOKEN_BUCKET -> "Token bucket: a burst of " + count(n, unit) + ", then one every "
+                    + decimal(BigDecimal.valueOf(w), n) + (n == w ? " second." : " seconds.");
+        };
+    }
+
+    private static String algorithmName(RateLimitAlgorithm algorithm) {
+        return switch (algorithm) {
+            case SLIDING_WINDOW -> "sliding window";
+            case STRICT_WINDOW -> "strict window";
+            case TOKEN_BUCKET -> "token bucket";
+        };
+    }
+
+    private static String count(int n, String unit) {
+        return n + " " + unit + (n == 1 ? "" : "s");
+    }
+
+    private static String seconds(int seconds) {
+        return seconds + (seconds == 1 ? " second" : " seconds");
+    }
+
+    /** {@code dividend / divisor} to 3 significant digits, without trailing zeros: 20, 8.57, 0.00167. */
+    private static String decimal(BigDecimal dividend, int divisor) {
+        BigDecimal q = dividend.divide(BigDecimal.valueOf(divisor), new MathContext(3));
+        q = q.stripTrailingZeros();
+        return q.scale() < 0 ? q.setScale(0).toPlainString() : q.toPlainString();
+    }
+
+    /**
+     * The {@value #EXTENSION} items, one per limit: its effective values for callers in no plan, what
+     * the code declares beyond them, its mode, and the plans that change it.
+     */
+    private static List<Map<String, Object>> extension(List<EffectiveLimit> limits) {
         List<Map<String, Object>> items = new ArrayList<>();
-        for (ResolvedLimit limit : limits) {
-            RateLimitPolicy p = limit.policy();
+        for (EffectiveLimit limit : limits) {
+            RateLimitPolicy p = limit.none().policy();
             Map<String, Object> item = new LinkedHashMap<>();
             item.put("name", p.name());
             item.put("permitLimit", p.permitLimit());
             item.put("windowSeconds", p.windowSeconds());
-            item.put("scope", p.scope().name());
-            item.put("declaredOn", limit.level().name().toLowerCase(Locale.ROOT));
+            item.put("algorithm", p.algorithm().name());
+            item.put("cost", limit.declared().cost());
+            item.put("scope", limit.declared().scope().name());
+            item.put("declaredOn", limit.declared().level().name().toLowerCase(Locale.ROOT));
+            item.put("mode", mode(limit.none().mode()));
+            if (!limit.plans().isEmpty()) {
+                Map<String, Object> plans = new LinkedHashMap<>();
+                limit.plans().forEach((plan, e) -> plans.put(plan, planItem(e, limit.none())));
+                item.put("plans", plans);
+            }
             items.add(item);
         }
         return items;
+    }
+
+    /** {@code {"permitLimit": 10, "windowSeconds": 60}}, the algorithm and mode where they differ; {@code {"mode": "off"}}. */
+    private static Map<String, Object> planItem(Effective e, Effective none) {
+        Map<String, Object> item = new LinkedHashMap<>();
+        if (e.mode() != RateLimitMode.OFF) {
+            item.put("permitLimit", e.policy().permitLimit());
+            item.put("windowSeconds", e.policy().windowSeconds());
+            if (e.policy().algorithm() != none.policy().algorithm()) {
+                item.put("algorithm", e.policy().algorithm().name());
+            }
+        }
+        if (e.mode() == RateLimitMode.OFF || e.mode() != none.mode()) {
+            item.put("mode", mode(e.mode()));
+        }
+        return item;
+    }
+
+    private static String mode(RateLimitMode mode) {
+        return mode.name().toLowerCase(Locale.ROOT);
     }
 
     private static boolean isOurs(APIResponse response) {
@@ -191,21 +341,24 @@ public final class LimitDocumentation {
         }
         components.addSchema(PROBLEM_SCHEMA, problemSchema());
         components.addHeader(RateLimitHeaders.LIMIT, header(integer(1),
-                "Requests per window of the limit this response reports on: the last of the operation's limits, or, "
-                        + "on a 429, the limit that refused the request. Unit: requests."));
+                "Permits per window of the limit this response reports on: the last of the operation's enforced "
+                        + "limits, or, on a 429, the limit that refused the request. A request spends one permit, or "
+                        + "the cost its operation states. Unit: permits (requests, at a cost of 1)."));
         components.addHeader(RateLimitHeaders.REMAINING, header(integer(0),
-                "Requests this client may still make in that limit's current window; 0 on a 429. Unit: requests."));
+                "Permits this client may still spend in that limit's current window; 0 on a 429. "
+                        + "Unit: permits (requests, at a cost of 1)."));
         components.addHeader(RateLimitHeaders.RESET, header(integer(1),
-                "Seconds until that limit's oldest counted request stops counting and frees a permit; on a 429, "
-                        + "the same as Retry-After. Unit: seconds, rounded up, at least 1."));
+                "Seconds until that limit's oldest spent permit returns (token bucket: until the bucket is full "
+                        + "again); on a 429, the same as Retry-After. Unit: seconds, rounded up, at least 1."));
         components.addHeader(RateLimitHeaders.POLICY, header(string(),
-                "Every limit of the operation, as an RFC 8941 list of \"<name>\";q=<requests per window>;"
-                        + "w=<window in seconds>, for example \"burst\";q=5;w=1, \"hourly\";q=500;w=3600. "
-                        + "On a 429 the refusing limit is listed last. Units: q in requests, w in seconds."));
+                "Every enforced limit of the operation, as an RFC 8941 list of \"<name>\";q=<permits per window>;"
+                        + "w=<window in seconds>, for example \"burst\";q=5;w=1, \"hourly\";q=500;w=3600, in the "
+                        + "values of the caller's plan. On a 429 the refusing limit is listed last. Units: q in "
+                        + "permits (requests, at a cost of 1), w in seconds."));
         components.addHeader(RateLimitHeaders.RATELIMIT, header(string(),
-                "The state of every limit, as an RFC 8941 list of \"<name>\";r=<requests remaining>;"
+                "The state of every enforced limit, as an RFC 8941 list of \"<name>\";r=<permits remaining>;"
                         + "t=<seconds until a permit returns>, for example \"burst\";r=4;t=1. "
-                        + "On a 429 the refusing limit is listed last, with r=0. Units: r in requests, t in seconds."));
+                        + "On a 429 the refusing limit is listed last, with r=0. Units: r in permits, t in seconds."));
         components.addHeader(RETRY_AFTER_COMPONENT, header(integer(1),
                 "Seconds to wait before the request would be allowed (the longest wait among the refusing "
                         + "limits). Unit: seconds, rounded up, at least 1."));

@@ -1,7 +1,8 @@
 package dev.ratelimit.openapi.internal.index;
 
-import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitScope;
+import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitPolicy;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Reader;
@@ -18,16 +19,22 @@ import java.util.StringJoiner;
  * start-up check. Lines are sorted, so one source always gives the same bytes.
  *
  * <pre>
- * ratelimit-index	1
+ * ratelimit-index	2
  * application	&lt;binary class name&gt;	&lt;application path&gt;	&lt;limits&gt;
  * method	&lt;root class&gt;	&lt;HTTP method&gt;	&lt;path below the application&gt;	&lt;java method&gt;	&lt;class limits&gt;	&lt;method limits&gt;
  * </pre>
  *
  * A java method is {@code <binary class name>#<name>(<parameter type>,...)}, parameter types erased,
  * in the form {@link Class#getTypeName()} gives ({@code java.lang.String[]}, {@code a.b.Outer$Inner}).
- * Limits are {@code <name>;<permitLimit>;<windowSeconds>;<scope>} items separated by commas, in
- * declaration order; an empty field is no limit. Paths escape backslash, tab and line breaks.
+ * Limits are {@code <name>;<permitLimit>;<windowSeconds>;<scope>;<algorithm>;<cost>} items separated by
+ * commas, in declaration order; an empty field is no limit. Paths escape backslash, tab and line breaks.
  * Readers skip record kinds they do not know, so later versions may add some.
+ *
+ * <p>Version 1 (before {@code @RateLimit} had {@code algorithm} and {@code cost}) wrote limits as
+ * {@code <name>;<permitLimit>;<windowSeconds>;<scope>}; it is still read, as the defaults of the two
+ * members that its annotation did not have ({@code SLIDING_WINDOW}, cost 1). A later version than
+ * {@value #VERSION} is refused with a message saying so: its limits may mean something this reader
+ * does not know.
  */
 public final class IndexFormat {
 
@@ -35,7 +42,9 @@ public final class IndexFormat {
     public static final String LOCATION = "META-INF/ratelimit/resource-methods.idx";
 
     static final String HEADER = "ratelimit-index";
-    static final int VERSION = 1;
+    static final int VERSION = 2;
+    /** The first version, still read: limits without algorithm and cost. */
+    static final int VERSION_1 = 1;
     static final String APPLICATION = "application";
     static final String METHOD = "method";
 
@@ -87,6 +96,7 @@ public final class IndexFormat {
         List<IndexedMethod> methods = new ArrayList<>();
         BufferedReader lines = new BufferedReader(in);
         boolean headerSeen = false;
+        int version = VERSION;
         int number = 0;
         for (String line = lines.readLine(); line != null; line = lines.readLine()) {
             number++;
@@ -99,22 +109,19 @@ public final class IndexFormat {
                     if (f.length < 2 || !HEADER.equals(f[0])) {
                         throw new IllegalArgumentException("expected \"" + HEADER + "\" and a version");
                     }
-                    if (Integer.parseInt(f[1]) != VERSION) {
-                        throw new IllegalArgumentException("format version " + f[1] + " is not " + VERSION
-                                + ": the code was compiled with another version of ratelimit-openapi");
-                    }
+                    version = version(f[1]);
                     headerSeen = true;
                 } else if (APPLICATION.equals(f[0])) {
                     fields(f, 4);
                     applications.add(new IndexedApplication(f[1], PathTemplates.normalize(unescape(f[2])),
-                            parseLimits(f[3])));
+                            parseLimits(f[3], version)));
                 } else if (METHOD.equals(f[0])) {
                     fields(f, 7);
                     if (f[4].indexOf('#') < 1) {
                         throw new IllegalArgumentException("java method without a class: " + f[4]);
                     }
                     methods.add(new IndexedMethod(f[1], f[2], PathTemplates.normalize(unescape(f[3])), f[4],
-                            parseLimits(f[5]), parseLimits(f[6])));
+                            parseLimits(f[5], version), parseLimits(f[6], version)));
                 }
             } catch (IllegalArgumentException e) {
                 throw new IOException(source + ", line " + number + ": " + e.getMessage(), e);
@@ -133,28 +140,55 @@ public final class IndexFormat {
         }
     }
 
-    static String limits(List<RateLimitPolicy> policies) {
+    /** The version of a header line; a later one than this reader knows, or none, is refused. */
+    private static int version(String field) {
+        int version;
+        try {
+            version = Integer.parseInt(field.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("format version \"" + field + "\" is not a number");
+        }
+        if (version > VERSION) {
+            throw new IllegalArgumentException("format version " + version + " is newer than this ratelimit-openapi "
+                    + "reads (" + VERSION_1 + " to " + VERSION + "): the code was compiled with a later version of "
+                    + "ratelimit-openapi than the one it runs with; use one version for both");
+        }
+        if (version < VERSION_1) {
+            throw new IllegalArgumentException("format version " + version + " does not exist");
+        }
+        return version;
+    }
+
+    static String limits(List<IndexedLimit> limits) {
         StringJoiner items = new StringJoiner(",");
-        for (RateLimitPolicy p : policies) {
-            items.add(p.name() + ";" + p.permitLimit() + ";" + p.windowSeconds() + ";" + p.scope().name());
+        for (IndexedLimit limit : limits) {
+            RateLimitPolicy p = limit.policy();
+            items.add(p.name() + ";" + p.permitLimit() + ";" + p.windowSeconds() + ";" + limit.scope().name() + ";"
+                    + p.algorithm().name() + ";" + limit.cost());
         }
         return items.toString();
     }
 
-    static List<RateLimitPolicy> parseLimits(String field) {
-        List<RateLimitPolicy> policies = new ArrayList<>();
+    static List<IndexedLimit> parseLimits(String field, int version) {
+        List<IndexedLimit> limits = new ArrayList<>();
         if (field.isEmpty()) {
-            return policies;
+            return limits;
         }
+        int fields = version == VERSION_1 ? 4 : 6;
         for (String item : field.split(",")) {
             String[] p = item.split(";", -1);
-            if (p.length != 4) {
-                throw new IllegalArgumentException("a limit is name;permitLimit;windowSeconds;scope, was \"" + item + '"');
+            if (p.length != fields) {
+                throw new IllegalArgumentException("a limit is name;permitLimit;windowSeconds;scope"
+                        + (version == VERSION_1 ? "" : ";algorithm;cost") + " in format version " + version
+                        + ", was \"" + item + '"');
             }
-            policies.add(new RateLimitPolicy(p[0], Integer.parseInt(p[1]), Integer.parseInt(p[2]),
-                    RateLimitScope.valueOf(p[3])));
+            RateLimitAlgorithm algorithm = version == VERSION_1 ? RateLimitAlgorithm.SLIDING_WINDOW
+                    : RateLimitAlgorithm.valueOf(p[4]);
+            int cost = version == VERSION_1 ? 1 : Integer.parseInt(p[5]);
+            limits.add(new IndexedLimit(new RateLimitPolicy(p[0], Integer.parseInt(p[1]), Integer.parseInt(p[2]),
+                    algorithm), cost, RateLimitScope.valueOf(p[3])));
         }
-        return policies;
+        return limits;
     }
 
     static String escape(String text) {

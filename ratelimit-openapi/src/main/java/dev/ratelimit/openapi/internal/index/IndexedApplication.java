@@ -1,6 +1,5 @@
 package dev.ratelimit.openapi.internal.index;
 
-import dev.ratelimit.RateLimitPolicy;
 import java.util.List;
 
 /**
@@ -10,7 +9,7 @@ import java.util.List;
  * @param path         its {@code @ApplicationPath}, normalized ({@code "/"} when it has none)
  * @param moduleLimits its own {@code @RateLimit}s, in declaration order: the module limits
  */
-public record IndexedApplication(String className, String path, List<RateLimitPolicy> moduleLimits) {
+public record IndexedApplication(String className, String path, List<IndexedLimit> moduleLimits) {
 
     public IndexedApplication {
         moduleLimits = List.copyOf(moduleLimits);

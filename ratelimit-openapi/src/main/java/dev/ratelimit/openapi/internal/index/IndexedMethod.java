@@ -1,6 +1,5 @@
 package dev.ratelimit.openapi.internal.index;
 
-import dev.ratelimit.RateLimitPolicy;
 import java.util.List;
 
 /**
@@ -17,7 +16,7 @@ import java.util.List;
  * @param methodLimits the method's own {@code @RateLimit}s, in declaration order
  */
 public record IndexedMethod(String rootClass, String httpMethod, String path, String javaMethod,
-                            List<RateLimitPolicy> classLimits, List<RateLimitPolicy> methodLimits) {
+                            List<IndexedLimit> classLimits, List<IndexedLimit> methodLimits) {
 
     public IndexedMethod {
         classLimits = List.copyOf(classLimits);

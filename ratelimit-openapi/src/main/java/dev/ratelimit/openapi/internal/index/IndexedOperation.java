@@ -1,8 +1,6 @@
 package dev.ratelimit.openapi.internal.index;
 
-import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.internal.resolve.ResolvedLimit;
-import java.util.ArrayList;
+import dev.ratelimit.cdi.ResolvedLimit;
 import java.util.List;
 
 /**
@@ -14,7 +12,7 @@ import java.util.List;
  * @param path         the full path: application path, class, locators, method; normalized
  * @param relativePath the path below the application path
  * @param javaMethod   the resource method, see {@link IndexFormat#methodKey}
- * @param limits       module, class and method limits in order
+ * @param limits       module, class and method limits in order, as declared (before configuration)
  */
 public record IndexedOperation(String httpMethod, String path, String relativePath, String javaMethod,
                                List<ResolvedLimit> limits) {
@@ -25,14 +23,6 @@ public record IndexedOperation(String httpMethod, String path, String relativePa
 
     public boolean isLimited() {
         return !limits.isEmpty();
-    }
-
-    public List<RateLimitPolicy> policies() {
-        List<RateLimitPolicy> policies = new ArrayList<>(limits.size());
-        for (ResolvedLimit limit : limits) {
-            policies.add(limit.policy());
-        }
-        return policies;
     }
 
     /** {@code GET /todos (TodoResource#all())}: how messages name it. */

@@ -1,8 +1,7 @@
 package dev.ratelimit.openapi.internal.index;
 
-import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.internal.resolve.Level;
-import dev.ratelimit.internal.resolve.ResolvedLimit;
+import dev.ratelimit.cdi.Level;
+import dev.ratelimit.cdi.ResolvedLimit;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.Reader;
@@ -143,9 +142,9 @@ public final class ResourceIndex {
         return limits;
     }
 
-    private static void add(List<ResolvedLimit> into, List<RateLimitPolicy> policies, Level level) {
-        for (RateLimitPolicy policy : policies) {
-            into.add(new ResolvedLimit(policy, level));
+    private static void add(List<ResolvedLimit> into, List<IndexedLimit> limits, Level level) {
+        for (IndexedLimit limit : limits) {
+            into.add(new ResolvedLimit(limit.policy(), limit.cost(), limit.scope(), level));
         }
     }
 

@@ -2,10 +2,12 @@ package dev.ratelimit.openapi.internal.check;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitScope;
+import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.openapi.internal.index.IndexFile;
 import dev.ratelimit.openapi.internal.index.IndexedApplication;
+import dev.ratelimit.openapi.internal.index.IndexedLimit;
 import dev.ratelimit.openapi.internal.index.IndexedMethod;
 import dev.ratelimit.openapi.internal.index.ResourceIndex;
 import dev.ratelimit.openapi.testapp.AccountResource;
@@ -28,6 +30,7 @@ class IndexCheckTest {
         assertThat(check.check(ItemResource.class, ItemResource.class.getMethod("create", Item.class))).isNull();
         assertThat(check.check(ReviewResource.class, ReviewResource.class.getMethod("all"))).isNull();
         assertThat(check.check(AccountResource.class, AccountResource.class.getMethod("all"))).isNull();
+        assertThat(check.check(ItemResource.class, ItemResource.class.getMethod("report"))).isNull();
     }
 
     @Test
@@ -43,18 +46,35 @@ class IndexCheckTest {
         IndexCheck other = new IndexCheck(ResourceIndex.of(List.of(new IndexFile("other", List.of(),
                 List.of(new IndexedMethod("x.R", "GET", "/x", "x.R#x()", List.of(), List.of()))))), null);
         assertThat(other.check(ItemResource.class, ItemResource.class.getMethod("all")))
-                .contains("ItemResource.all() has [\"default\" 3/60s TRANSPORT] but is not in");
+                .contains("ItemResource.all() has [\"default\" 3/60s] but is not in");
     }
 
     @Test
     void anIndexOlderThanTheCodeIsReported() throws Exception {
-        RateLimitPolicy old = new RateLimitPolicy("module", 10, 60, RateLimitScope.TRANSPORT);
+        IndexedLimit old = IndexedLimit.of("module", 10, 60, RateLimitScope.TRANSPORT);
         IndexCheck stale = new IndexCheck(ResourceIndex.of(List.of(new IndexFile("stale",
                 List.of(new IndexedApplication(ShopApplication.class.getName(), "/api", List.of(old))),
                 List.of(new IndexedMethod(ItemResource.class.getName(), "GET", "/items/{id}",
                         ItemResource.class.getName() + "#one(long)", List.of(), List.of()))))), ShopApplication.class);
         assertThat(stale.check(ItemResource.class, ItemResource.class.getMethod("one", long.class)))
-                .contains("has [\"module\" 100/60s TRANSPORT]", "says [\"module\" 10/60s TRANSPORT]", "rebuild");
+                .contains("has [\"module\" 100/60s]", "says [\"module\" 10/60s]", "rebuild");
+    }
+
+    @Test
+    void anIndexThatLacksTheAlgorithmOrCostOfTheCodeIsStale() throws Exception {
+        // what an index of format 1 says of the report: no algorithm, no cost
+        IndexCheck stale = new IndexCheck(ResourceIndex.of(List.of(new IndexFile("stale", List.of(),
+                List.of(new IndexedMethod(ItemResource.class.getName(), "GET", "/items/report",
+                        ItemResource.class.getName() + "#report()", List.of(),
+                        List.of(IndexedLimit.of("reports", 10, 60, RateLimitScope.TRANSPORT))))))), null);
+        assertThat(stale.check(ItemResource.class, ItemResource.class.getMethod("report")))
+                .contains("has [\"reports\" 10/60s STRICT_WINDOW cost 4]", "says [\"reports\" 10/60s]", "rebuild");
+        IndexCheck agrees = new IndexCheck(ResourceIndex.of(List.of(new IndexFile("fresh", List.of(),
+                List.of(new IndexedMethod(ItemResource.class.getName(), "GET", "/items/report",
+                        ItemResource.class.getName() + "#report()", List.of(), List.of(new IndexedLimit(
+                        new RateLimitPolicy("reports", 10, 60, RateLimitAlgorithm.STRICT_WINDOW), 4,
+                        RateLimitScope.TRANSPORT))))))), null);
+        assertThat(agrees.check(ItemResource.class, ItemResource.class.getMethod("report"))).isNull();
     }
 
     @Test

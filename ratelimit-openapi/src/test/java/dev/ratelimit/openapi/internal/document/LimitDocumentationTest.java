@@ -2,22 +2,42 @@ package dev.ratelimit.openapi.internal.document;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitScope;
-import dev.ratelimit.internal.resolve.Level;
-import dev.ratelimit.internal.resolve.ResolvedLimit;
+import dev.ratelimit.cdi.Level;
+import dev.ratelimit.cdi.ResolvedLimit;
+import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.config.RateLimitSettings;
 import java.util.List;
+import java.util.Map;
 import org.eclipse.microprofile.openapi.OASFactory;
 import org.eclipse.microprofile.openapi.models.OpenAPI;
 import org.eclipse.microprofile.openapi.models.Operation;
 import org.eclipse.microprofile.openapi.models.responses.APIResponse;
 import org.junit.jupiter.api.Test;
 
-/** Cases a generator rarely writes, on a model built with the runtime's own model classes (SmallRye here). */
+/**
+ * Cases a generator rarely writes, on a model built with the runtime's own model classes (SmallRye here),
+ * and the sentences of the description, limit by limit.
+ */
 class LimitDocumentationTest {
 
-    private static final List<ResolvedLimit> LIMITS = List.of(
-            new ResolvedLimit(new RateLimitPolicy("default", 1, 1, RateLimitScope.TRANSPORT), Level.METHOD));
+    private static final List<EffectiveLimit> LIMITS = effective(Map.of(), limit("default", 1, 1));
+
+    private static ResolvedLimit limit(String name, int permitLimit, int windowSeconds) {
+        return new ResolvedLimit(new RateLimitPolicy(name, permitLimit, windowSeconds), 1, RateLimitScope.TRANSPORT,
+                Level.METHOD);
+    }
+
+    private static List<EffectiveLimit> effective(Map<String, String> config, ResolvedLimit... limits) {
+        return EffectiveLimit.of(List.of(limits), RateLimitSettings.of(config));
+    }
+
+    private static String line(Map<String, String> config, ResolvedLimit limit) {
+        List<EffectiveLimit> limits = effective(config, limit);
+        assertThat(limits).hasSize(1);
+        return LimitDocumentation.describe(limits.get(0));
+    }
 
     @Test
     void aResponseThatReferencesAComponentGetsACopyWithTheHeadersAndTheComponentStaysAsItWas() {
@@ -50,8 +70,8 @@ class LimitDocumentationTest {
 
         assertThat(own429.getHeaders().get("retry-after").getDescription()).isEqualTo("ours");
         assertThat(own429.getHeaders()).doesNotContainKey("Retry-After").containsKey("RateLimit-Policy");
-        assertThat(operation.getDescription()).startsWith("Lists things.\n\nRate limit (counted per client): "
-                + "\"default\" allows 1 request per 1 second.");
+        assertThat(operation.getDescription()).startsWith("Lists things.\n\nRate limit (counted per client):\n"
+                + "- \"default\" allows 1 request per 1 second.");
     }
 
     @Test
@@ -59,5 +79,80 @@ class LimitDocumentationTest {
         Operation operation = OASFactory.createOperation();
         new LimitDocumentation(OASFactory.createOpenAPI()).document(operation, LIMITS);
         assertThat(operation.getResponses().getAPIResponses()).containsOnlyKeys("429");
+    }
+
+    @Test
+    void anOperationWhoseLimitsAreAllInShadowModeGetsNo429NoHeaderAndNoComponents() {
+        OpenAPI document = OASFactory.createOpenAPI();
+        APIResponse ok = OASFactory.createAPIResponse().description("OK");
+        Operation operation = OASFactory.createOperation()
+                .responses(OASFactory.createAPIResponses().addAPIResponse("200", ok));
+
+        new LimitDocumentation(document).document(operation,
+                effective(Map.of("ratelimit.mode", "shadow"), limit("default", 3, 60)));
+
+        assertThat(operation.getResponses().getAPIResponses()).containsOnlyKeys("200");
+        assertThat(ok.getHeaders()).isNullOrEmpty();
+        assertThat(document.getComponents()).isNull();
+        assertThat(operation.getExtensions()).containsKey("x-ratelimit");
+        assertThat(operation.getDescription()).contains("Shadow mode").doesNotContain("429");
+    }
+
+    @Test
+    void eachLineStatesTheEffectiveSizeAndTheAlgorithmInTheLimitsOwnNumbers() {
+        assertThat(line(Map.of(), limit("default", 3, 60))).isEqualTo(
+                "\"default\" allows 3 requests per 60 seconds. Sliding window: a request counts for up to 60 seconds.");
+        assertThat(line(Map.of("ratelimit.limits.default.permit-limit", "9",
+                "ratelimit.limits.default.algorithm", "strict_window"), limit("default", 3, 60))).isEqualTo(
+                "\"default\" allows 9 requests per 60 seconds. Strict window: never more than 9 requests in any span of "
+                        + "60 seconds, at a sustained rate of 8/9 of that (8 per 60 seconds) for a client that keeps "
+                        + "retrying.");
+        assertThat(line(Map.of("ratelimit.limits.default.algorithm", "TOKEN_BUCKET"), limit("default", 7, 60)))
+                .isEqualTo("\"default\" allows 7 requests per 60 seconds. Token bucket: a burst of 7 requests, then one "
+                        + "every 8.57 seconds.");
+        assertThat(line(Map.of("ratelimit.limits.x.algorithm", "token-bucket", "ratelimit.limits.x.window-seconds", "1"),
+                limit("x", 1, 3600))).endsWith("a burst of 1 request, then one every 1 second.");
+    }
+
+    @Test
+    void costScopeAndShadowModeAreSaid() {
+        ResolvedLimit reports = new ResolvedLimit(new RateLimitPolicy("reports", 10, 60, RateLimitAlgorithm.TOKEN_BUCKET),
+                4, RateLimitScope.PRINCIPAL, Level.CLASS);
+        assertThat(line(Map.of("ratelimit.limits.reports.mode", "shadow"), reports)).isEqualTo(
+                "\"reports\" allows 10 permits per 60 seconds. Each call costs 4 permits. Only requests that pass "
+                        + "authorization count. Token bucket: a burst of 10 permits, then one every 6 seconds. "
+                        + "Shadow mode: it is counted, but never refuses a request and sends no header.");
+    }
+
+    @Test
+    void thePlansThatChangeALimitAreListedInTheirOrderAndTheOthersNot() {
+        Map<String, String> config = Map.of("ratelimit.plans", "gold, silver, bronze",
+                "ratelimit.plans.gold.limits.default.permit-limit", "10",
+                "ratelimit.plans.silver.limits.default.mode", "off",
+                "ratelimit.plans.bronze.limits.default.permit-limit", "3", // the same as everyone's: no change
+                "ratelimit.plans.bronze.limits.other.permit-limit", "1");
+        assertThat(line(config, limit("default", 3, 60))).startsWith(
+                "\"default\" allows 3 requests per 60 seconds (plan \"gold\": 10 per 60 seconds; not limited for plan "
+                        + "\"silver\").");
+        assertThat(line(Map.of("ratelimit.plans", "gold", "ratelimit.limits.default.mode", "shadow",
+                "ratelimit.plans.gold.limits.default.mode", "enforce",
+                "ratelimit.plans.gold.limits.default.algorithm", "token_bucket"), limit("default", 3, 60))).startsWith(
+                "\"default\" allows 3 requests per 60 seconds (plan \"gold\": 3 per 60 seconds, token bucket, enforced).");
+    }
+
+    @Test
+    void aLimitOffForCallersInNoPlanIsDocumentedForThePlansThatTurnItOnAndLeftOutWhenNoneDoes() {
+        Map<String, String> config = Map.of("ratelimit.plans", "free",
+                "ratelimit.limits.default.mode", "off", "ratelimit.plans.free.limits.default.mode", "enforce",
+                "ratelimit.plans.free.limits.default.permit-limit", "1");
+        List<EffectiveLimit> limits = effective(config, limit("default", 3, 60), limit("other", 5, 60));
+        assertThat(limits).hasSize(2);
+        assertThat(LimitDocumentation.describe(limits.get(0)))
+                .isEqualTo("\"default\" does not limit callers in no plan (plan \"free\": 1 per 60 seconds, enforced).");
+        assertThat(limits.get(0).canRefuse()).isTrue();
+
+        assertThat(effective(Map.of("ratelimit.mode", "off"), limit("default", 3, 60))).isEmpty();
+        assertThat(effective(Map.of("ratelimit.plans", "free", "ratelimit.limits.default.mode", "off"),
+                limit("default", 3, 60))).isEmpty();
     }
 }

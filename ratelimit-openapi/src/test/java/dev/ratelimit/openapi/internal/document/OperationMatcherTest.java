@@ -2,10 +2,10 @@ package dev.ratelimit.openapi.internal.document;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitScope;
-import dev.ratelimit.internal.resolve.Level;
-import dev.ratelimit.internal.resolve.ResolvedLimit;
+import dev.ratelimit.cdi.Level;
+import dev.ratelimit.cdi.ResolvedLimit;
+import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.openapi.internal.document.OperationMatcher.Key;
 import dev.ratelimit.openapi.internal.index.IndexedOperation;
 import java.util.List;
@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class OperationMatcherTest {
 
     private static final List<ResolvedLimit> LIMITED = List.of(
-            new ResolvedLimit(new RateLimitPolicy("default", 3, 60, RateLimitScope.TRANSPORT), Level.METHOD));
+            new ResolvedLimit(new RateLimitPolicy("default", 3, 60), 1, RateLimitScope.TRANSPORT, Level.METHOD));
     private static final IndexedOperation LIST = new IndexedOperation("GET", "/api/todos", "/todos", "R#list()", LIMITED);
     private static final IndexedOperation ONE = new IndexedOperation("GET", "/api/todos/{id}", "/todos/{id}", "R#one(long)", List.of());
     private static final IndexedOperation CREATE = new IndexedOperation("POST", "/api/todos", "/todos", "R#create()", LIMITED);

@@ -2,17 +2,21 @@ package dev.ratelimit.openapi.internal.index;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.RateLimitPolicy;
 import dev.ratelimit.RateLimitScope;
+import dev.ratelimit.cdi.Level;
+import dev.ratelimit.cdi.ResolvedLimit;
+import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitPolicy;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ResourceIndexTest {
 
-    private static final RateLimitPolicy MODULE = new RateLimitPolicy("module", 100, 60, RateLimitScope.TRANSPORT);
-    private static final RateLimitPolicy OWN = new RateLimitPolicy("own", 1, 1, RateLimitScope.TRANSPORT);
+    private static final IndexedLimit MODULE = IndexedLimit.of("module", 100, 60, RateLimitScope.TRANSPORT);
+    private static final IndexedLimit OWN = new IndexedLimit(new RateLimitPolicy("own", 4, 1, RateLimitAlgorithm.TOKEN_BUCKET),
+            2, RateLimitScope.PRINCIPAL);
 
-    private static IndexedMethod method(String name, List<RateLimitPolicy> own) {
+    private static IndexedMethod method(String name, List<IndexedLimit> own) {
         return new IndexedMethod("lib.R", "GET", "/" + name, "lib.R#" + name + "()", List.of(), own);
     }
 
@@ -21,8 +25,10 @@ class ResourceIndexTest {
         IndexFile app = new IndexFile("app", List.of(new IndexedApplication("app.App", "/api", List.of(MODULE))),
                 List.of(method("plain", List.of()), method("own", List.of(OWN))));
         ResourceIndex index = ResourceIndex.of(List.of(app));
-        assertThat(index.byJavaMethod("lib.R#plain()").get(0).policies()).containsExactly(MODULE);
-        assertThat(index.byJavaMethod("lib.R#own()").get(0).policies()).containsExactly(OWN);
+        assertThat(index.byJavaMethod("lib.R#plain()").get(0).limits()).containsExactly(
+                new ResolvedLimit(MODULE.policy(), 1, RateLimitScope.TRANSPORT, Level.MODULE));
+        assertThat(index.byJavaMethod("lib.R#own()").get(0).limits()).containsExactly(
+                new ResolvedLimit(OWN.policy(), 2, RateLimitScope.PRINCIPAL, Level.METHOD));
         assertThat(index.byJavaMethod("lib.R#plain()").get(0).path()).isEqualTo("/api/plain");
         assertThat(index.byJavaMethod("lib.R#plain()").get(0).relativePath()).isEqualTo("/plain");
     }
@@ -34,7 +40,7 @@ class ResourceIndexTest {
         ResourceIndex index = ResourceIndex.of(List.of(library, app));
         IndexedOperation plain = index.byJavaMethod("lib.R#plain()").get(0);
         assertThat(plain.path()).isEqualTo("/api/plain");
-        assertThat(plain.policies()).containsExactly(MODULE);
+        assertThat(plain.limits()).extracting(ResolvedLimit::policy).containsExactly(MODULE.policy());
         assertThat(index.problems()).isEmpty();
     }
 

@@ -1,10 +1,9 @@
-package dev.ratelimit.redis.internal;
+package dev.ratelimit.redis.cdi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ratelimit.internal.resolve.InvalidRateLimitException;
-import dev.ratelimit.redis.OnFailure;
+import dev.ratelimit.core.InvalidRateLimitException;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfigBuilder;
 import java.time.Duration;
@@ -18,8 +17,7 @@ class RedisSettingsTest {
 
     @Test
     void defaultsWhenNothingIsSet() {
-        RedisSettings settings = RedisSettings.load(config(Map.of()));
-        assertThat(settings).isEqualTo(new RedisSettings(null, false, Duration.ofMillis(250), "ratelimit:", OnFailure.FAIL));
+        assertThat(RedisSettings.load(config(Map.of()))).isEqualTo(new RedisSettings(null, false, "ratelimit:"));
     }
 
     @Test
@@ -27,21 +25,24 @@ class RedisSettingsTest {
         RedisSettings settings = RedisSettings.load(config(Map.of(
                 "ratelimit.redis.uri", " rediss://:pw@redis.example:6380/2 ",
                 "ratelimit.redis.cluster", "TRUE",
-                "ratelimit.redis.timeout-millis", "40",
-                "ratelimit.redis.key-prefix", "shop:rl:",
-                "ratelimit.redis.on-failure", "Local")));
-        assertThat(settings).isEqualTo(new RedisSettings("rediss://:pw@redis.example:6380/2", true,
-                Duration.ofMillis(40), "shop:rl:", OnFailure.LOCAL));
+                "ratelimit.redis.key-prefix", "shop:rl:")));
+        assertThat(settings).isEqualTo(new RedisSettings("rediss://:pw@redis.example:6380/2", true, "shop:rl:"));
+    }
+
+    @Test
+    void theStoreItBuildsTakesTheEnginesTimeout() {
+        RedisSettings settings = new RedisSettings("redis://127.0.0.1:1", false, "shop:");
+        try (var store = settings.storeBuilder(Duration.ofMillis(40)).build()) {
+            assertThat(store.toString()).isEqualTo(
+                    "RedisRateLimitStore(uri=redis://127.0.0.1:1, cluster=false, timeout-millis=40, key-prefix=shop:)");
+        }
     }
 
     @ParameterizedTest(name = "{0}={1}")
     @CsvSource(delimiter = '|', value = {
             "ratelimit.redis.uri|http://127.0.0.1:6379|must be a Redis URI",
             "ratelimit.redis.uri|redis://127.0.0.1:port|must be a Redis URI",
-            "ratelimit.redis.timeout-millis|abc|an integer from 1 to 60000",
-            "ratelimit.redis.timeout-millis|0|an integer from 1 to 60000",
-            "ratelimit.redis.timeout-millis|60001|an integer from 1 to 60000",
-            "ratelimit.redis.on-failure|sometimes|fail, allow or local",
+            "ratelimit.redis.uri|localhost|must be a Redis URI",
             "ratelimit.redis.key-prefix|app{1}:|without '{' or '}'",
             "ratelimit.redis.cluster|yes|true or false"})
     void aMalformedValueFailsNamingTheKeyAndTheValue(String key, String value, String expected) {

@@ -1,0 +1,324 @@
+package dev.ratelimit.core.headers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
+
+import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.config.RateLimitSettings;
+import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.engine.DeclaredLimit;
+import dev.ratelimit.core.engine.RateLimitEngine;
+import dev.ratelimit.core.engine.RequestLedger;
+import dev.ratelimit.core.engine.TestCaller;
+import dev.ratelimit.core.store.InProcessRateLimitStore;
+import dev.ratelimit.core.testing.ManualClock;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The rate-limit headers (SPEC 4, 13, 15, 17) of what a request decided, rendered from its ledger. */
+class RateLimitHeadersTest {
+
+    private final ManualClock clock = new ManualClock();
+    private InProcessRateLimitStore store = new InProcessRateLimitStore(10_000, clock);
+
+    // ---------------------------------------------------------------- SPEC 4, the example
+
+    @Test
+    void firstRequestOfTheSpecExampleGetsItsHeaders() {
+        RateLimitEngine engine = engine();
+        BoundLimits all = engine.bindOncePerRequest("TodoResource.all()", List.of(limit("default", 3, 60)));
+
+        Map<String, String> headers = request(engine, all);
+
+        assertThat(headers).containsExactly(
+                entry("RateLimit-Limit", "3"),
+                entry("RateLimit-Remaining", "2"),
+                entry("RateLimit-Reset", "60"),
+                entry("RateLimit-Policy", "\"default\";q=3;w=60"),
+                entry("RateLimit", "\"default\";r=2;t=60"));
+    }
+
+    @Test
+    void fourthRequestOfTheSpecExampleEighteenSecondsLaterGetsA429sHeaders() {
+        RateLimitEngine engine = engine();
+        BoundLimits all = engine.bindOncePerRequest("TodoResource.all()", List.of(limit("default", 3, 60)));
+        request(engine, all);
+        clock.advanceSeconds(5);
+        request(engine, all);
+        request(engine, all);
+        clock.advanceSeconds(13);
+
+        Map<String, String> headers = request(engine, all);
+
+        assertThat(headers).containsOnly(
+                entry("RateLimit-Limit", "3"),
+                entry("RateLimit-Remaining", "0"),
+                entry("RateLimit-Reset", "42"),
+                entry("Retry-After", "42"),
+                entry("RateLimit-Policy", "\"default\";q=3;w=60"),
+                entry("RateLimit", "\"default\";r=0;t=42"));
+    }
+
+    @Test
+    void waitOfLessThanASecondIsAnnouncedAsOneSecondNeverZero() {
+        RateLimitEngine engine = engine();
+        BoundLimits burst = engine.bindOncePerRequest("TodoResource.create()", List.of(limit("burst", 1, 1)));
+        request(engine, burst);
+        clock.advanceMillis(999);
+
+        Map<String, String> headers = request(engine, burst);
+
+        assertThat(headers).contains(entry("Retry-After", "1"), entry("RateLimit-Reset", "1"));
+        assertThat(headers.get("RateLimit")).isEqualTo("\"burst\";r=0;t=1");
+    }
+
+    // ---------------------------------------------------------------- several limits
+
+    @Test
+    void allowedRequestDescribesItsLastLimitAndListsEveryLimitInOrder() {
+        RateLimitEngine engine = engine("ratelimit.global.permit-limit", "1000");
+        DeclaredLimit global = new DeclaredLimit(engine.settings().global(), 1, "ratelimit.global.*");
+        BoundLimits create = engine.bindOncePerRequest("TodoResource.create()",
+                List.of(global, limit("burst", 5, 1), limit("hourly", 500, 3600)));
+
+        Map<String, String> headers = request(engine, create);
+
+        assertThat(headers).containsExactly(
+                entry("RateLimit-Limit", "500"),
+                entry("RateLimit-Remaining", "499"),
+                entry("RateLimit-Reset", "3600"),
+                entry("RateLimit-Policy", "\"application\";q=1000;w=60, \"burst\";q=5;w=1, \"hourly\";q=500;w=3600"),
+                entry("RateLimit", "\"application\";r=999;t=60, \"burst\";r=4;t=1, \"hourly\";r=499;t=3600"));
+    }
+
+    @Test
+    void limitsOfEveryCallSiteOfTheRequestAreListed() {
+        RateLimitEngine engine = engine();
+        BoundLimits resource = engine.bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
+        BoundLimits bean = engine.bind("ExportService.export()", List.of(limit("export", 2, 10)));
+        RequestLedger ledger = engine.ledger("p");
+        engine.decideNow(ledger, resource);
+        engine.decideNow(ledger, bean);
+
+        Map<String, String> headers = render(ledger);
+
+        assertThat(headers).contains(
+                entry("RateLimit-Limit", "2"),
+                entry("RateLimit-Remaining", "1"),
+                entry("RateLimit-Policy", "\"module\";q=100;w=60, \"export\";q=2;w=10"),
+                entry("RateLimit", "\"module\";r=99;t=60, \"export\";r=1;t=10"));
+    }
+
+    @Test
+    void refusingLimitsComeLastWithTheLongestWaitAsHeadline() {
+        RateLimitEngine engine = engine();
+        BoundLimits limits = engine.bindOncePerRequest("TodoResource.all()",
+                List.of(limit("a", 1, 60), limit("b", 10, 60), limit("c", 1, 30)));
+        request(engine, limits);
+        clock.advanceSeconds(5);
+
+        Map<String, String> headers = request(engine, limits);
+
+        assertThat(headers).containsOnly(
+                entry("RateLimit-Limit", "1"),
+                entry("RateLimit-Remaining", "0"),
+                entry("RateLimit-Reset", "55"),
+                entry("Retry-After", "55"),
+                entry("RateLimit-Policy", "\"b\";q=10;w=60, \"c\";q=1;w=30, \"a\";q=1;w=60"),
+                entry("RateLimit", "\"b\";r=9;t=55, \"c\";r=0;t=25, \"a\";r=0;t=55"));
+    }
+
+    @Test
+    void limitsGivenBackAreListedWithTheirPermitsBack() {
+        RateLimitEngine engine = engine();
+        BoundLimits resource = engine.bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
+        BoundLimits bean = engine.bind("ExportService.export()", List.of(limit("export", 1, 10)));
+        engine.decideNow(engine.ledger("p"), bean);
+        clock.advanceSeconds(4);
+        RequestLedger ledger = engine.ledger("p");
+        engine.decideNow(ledger, resource);
+        engine.decideNow(ledger, bean);
+        engine.giveBack(ledger);
+
+        Map<String, String> headers = render(ledger);
+
+        assertThat(headers).containsOnly(
+                entry("RateLimit-Limit", "1"),
+                entry("RateLimit-Remaining", "0"),
+                entry("RateLimit-Reset", "6"),
+                entry("Retry-After", "6"),
+                entry("RateLimit-Policy", "\"module\";q=100;w=60, \"export\";q=1;w=10"),
+                entry("RateLimit", "\"module\";r=100;t=60, \"export\";r=0;t=6"));
+    }
+
+    @Test
+    void sharedNameShowsTheHandlersOwnLimitWithTheRemainingOfTheCountItSpendsFrom() {
+        RateLimitEngine engine = engine();
+        BoundLimits small = engine.bindOncePerRequest("A.a()", List.of(limit("api", 10, 60)));
+        BoundLimits large = engine.bindOncePerRequest("B.b()", List.of(limit("api", 20, 60)));
+        request(engine, small);
+
+        Map<String, String> headers = request(engine, large);
+
+        assertThat(headers).contains(entry("RateLimit-Limit", "20"), entry("RateLimit-Remaining", "8"),
+                entry("RateLimit-Policy", "\"api\";q=20;w=60"), entry("RateLimit", "\"api\";r=8;t=60"));
+    }
+
+    // ---------------------------------------------------------------- modes, plans, overrides
+
+    @Test
+    void shadowLimitsAreNeverWritten() {
+        RateLimitEngine engine = engine("ratelimit.limits.burst.mode", "shadow");
+        BoundLimits limits = engine.bindOncePerRequest("TodoResource.create()",
+                List.of(limit("default", 3, 60), limit("burst", 1, 60)));
+        request(engine, limits);
+
+        Map<String, String> headers = request(engine, limits);
+
+        assertThat(headers).containsExactly(
+                entry("RateLimit-Limit", "3"),
+                entry("RateLimit-Remaining", "1"),
+                entry("RateLimit-Reset", "60"),
+                entry("RateLimit-Policy", "\"default\";q=3;w=60"),
+                entry("RateLimit", "\"default\";r=1;t=60"));
+    }
+
+    @Test
+    void requestOfShadowLimitsOnlyWritesNothing() {
+        RateLimitEngine engine = engine("ratelimit.mode", "shadow");
+        BoundLimits limits = engine.bindOncePerRequest("TodoResource.all()", List.of(limit("default", 1, 60)));
+        RequestLedger ledger = engine.ledger("p");
+        engine.decideNow(ledger, limits);
+        Map<String, String> headers = new LinkedHashMap<>();
+
+        assertThat(RateLimitHeaders.write(ledger, headers::put)).isFalse();
+        assertThat(headers).isEmpty();
+    }
+
+    @Test
+    void requestThatDecidedNothingWritesNothing() {
+        RateLimitEngine engine = engine();
+        Map<String, String> headers = new LinkedHashMap<>();
+
+        assertThat(RateLimitHeaders.write(engine.ledger("p"), headers::put)).isFalse();
+        assertThat(headers).isEmpty();
+    }
+
+    @Test
+    void headersCarryTheEffectiveValuesOfTheCallersPlanAndOverrides() {
+        RateLimitEngine engine = engine("ratelimit.plans", "gold",
+                "ratelimit.limits.default.window-seconds", "30",
+                "ratelimit.plans.gold.limits.default.permit-limit", "10");
+        BoundLimits all = engine.bindOncePerRequest("TodoResource.all()", List.of(limit("default", 3, 60)));
+
+        Map<String, String> gold = request(engine, all, TestCaller.user("alice", "gold"));
+        Map<String, String> none = request(engine, all, TestCaller.user("bob"));
+
+        assertThat(gold).contains(entry("RateLimit-Limit", "10"), entry("RateLimit-Policy", "\"default\";q=10;w=30"),
+                entry("RateLimit", "\"default\";r=9;t=30"));
+        assertThat(none).contains(entry("RateLimit-Limit", "3"), entry("RateLimit-Policy", "\"default\";q=3;w=30"));
+    }
+
+    @Test
+    void requestLetThroughUncountedShowsTheWholeLimit() {
+        store = new InProcessRateLimitStore(1, clock);
+        RateLimitEngine engine = engine();
+        BoundLimits all = engine.bindOncePerRequest("TodoResource.all()", List.of(limit("default", 3, 60)));
+        request(engine, all);
+
+        Map<String, String> headers = request(engine, all, TestCaller.user("bob"));
+
+        assertThat(headers).contains(entry("RateLimit-Remaining", "3"), entry("RateLimit-Reset", "60"),
+                entry("RateLimit", "\"default\";r=3;t=60"));
+    }
+
+    // ---------------------------------------------------------------- cost, debt, algorithms
+
+    @Test
+    void costShowsThePermitsLeft() {
+        RateLimitEngine engine = engine();
+        BoundLimits report = engine.bindOncePerRequest("TodoResource.report()",
+                List.of(new DeclaredLimit(new RateLimitPolicy("reports", 10, 60), 4, "@RateLimit")));
+
+        assertThat(request(engine, report)).contains(entry("RateLimit", "\"reports\";r=6;t=60"));
+        assertThat(request(engine, report)).contains(entry("RateLimit", "\"reports\";r=2;t=60"));
+        assertThat(request(engine, report)).contains(entry("RateLimit", "\"reports\";r=0;t=60"),
+                entry("Retry-After", "60"));
+    }
+
+    @Test
+    void chargeIntoDebtShowsNoPermitsLeft() {
+        RateLimitEngine engine = engine("ratelimit.limits.items.permit-limit", "50",
+                "ratelimit.limits.items.window-seconds", "60");
+        RequestLedger ledger = engine.ledger("p");
+
+        engine.spendNow(ledger, engine.named("items"), 80, true);
+        Map<String, String> headers = render(ledger);
+
+        assertThat(headers).containsExactly(
+                entry("RateLimit-Limit", "50"),
+                entry("RateLimit-Remaining", "0"),
+                entry("RateLimit-Reset", "60"),
+                entry("RateLimit-Policy", "\"items\";q=50;w=60"),
+                entry("RateLimit", "\"items\";r=0;t=60"));
+    }
+
+    @Test
+    void tokenBucketResetIsTheTimeUntilTheBucketIsFull() {
+        RateLimitEngine engine = engine();
+        BoundLimits bucket = engine.bindOncePerRequest("TodoResource.all()", List.of(
+                new DeclaredLimit(new RateLimitPolicy("tb", 3, 60, RateLimitAlgorithm.TOKEN_BUCKET), 1, "@RateLimit")));
+
+        Map<String, String> first = request(engine, bucket);
+        Map<String, String> second = request(engine, bucket);
+        Map<String, String> third = request(engine, bucket);
+        Map<String, String> refused = request(engine, bucket);
+
+        assertThat(first).contains(entry("RateLimit-Remaining", "2"), entry("RateLimit-Reset", "20"),
+                entry("RateLimit", "\"tb\";r=2;t=20"));
+        assertThat(second).contains(entry("RateLimit", "\"tb\";r=1;t=40"));
+        assertThat(third).contains(entry("RateLimit", "\"tb\";r=0;t=60"));
+        assertThat(refused).contains(entry("Retry-After", "20"), entry("RateLimit-Reset", "20"),
+                entry("RateLimit", "\"tb\";r=0;t=60"));
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private RateLimitEngine engine(String... keysAndValues) {
+        Map<String, String> values = new HashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            values.put(keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return RateLimitEngine.builder(RateLimitSettings.of(values), store).build();
+    }
+
+    private static DeclaredLimit limit(String name, int permitLimit, int windowSeconds) {
+        return new DeclaredLimit(new RateLimitPolicy(name, permitLimit, windowSeconds), 1, "@RateLimit");
+    }
+
+    private static Map<String, String> request(RateLimitEngine engine, BoundLimits limits) {
+        return request(engine, limits, TestCaller.user("alice"));
+    }
+
+    /** One request: decided, given back when refused (as the filters do), rendered. */
+    private static Map<String, String> request(RateLimitEngine engine, BoundLimits limits, TestCaller caller) {
+        RequestLedger ledger = engine.ledger(caller, null);
+        engine.decideNow(ledger, limits);
+        if (ledger.refusal() != null) {
+            engine.giveBack(ledger);
+        }
+        return render(ledger);
+    }
+
+    /** The headers written, in order; fails on a header written twice. */
+    private static Map<String, String> render(RequestLedger ledger) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        RateLimitHeaders.write(ledger, (name, value) ->
+                assertThat(headers.put(name, value)).as("%s written twice", name).isNull());
+        return headers;
+    }
+}

@@ -1,0 +1,39 @@
+package dev.ratelimit.openapi.internal.index;
+
+import dev.ratelimit.RateLimitScope;
+import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitPolicy;
+
+/**
+ * One {@code @RateLimit} as the processor read it: every member, as declared (configuration is applied
+ * later, by the OpenAPI filter). Immutable.
+ *
+ * @param policy name, permitLimit, windowSeconds and algorithm
+ * @param cost   permits one call spends, 1 .. permitLimit
+ * @param scope  where in the filter chain it decides
+ */
+public record IndexedLimit(RateLimitPolicy policy, int cost, RateLimitScope scope) {
+
+    /** @throws IllegalArgumentException naming the member and the value, as the runtime words it */
+    public IndexedLimit {
+        if (policy == null || scope == null) {
+            throw new IllegalArgumentException("a limit needs a policy and a scope");
+        }
+        if (cost < 1 || cost > policy.permitLimit()) {
+            throw new IllegalArgumentException("cost must be between 1 and permitLimit (" + policy.permitLimit()
+                    + "), was " + cost);
+        }
+    }
+
+    /** A limit of the defaults {@code algorithm} and {@code cost}: what index format 1 records. */
+    public static IndexedLimit of(String name, int permitLimit, int windowSeconds, RateLimitScope scope) {
+        return new IndexedLimit(new RateLimitPolicy(name, permitLimit, windowSeconds, RateLimitAlgorithm.SLIDING_WINDOW),
+                1, scope);
+    }
+
+    /** {@code "burst" 5/1s}, then the algorithm, cost and scope where they are not the defaults. */
+    @Override
+    public String toString() {
+        return policy + (cost == 1 ? "" : " cost " + cost) + (scope == RateLimitScope.TRANSPORT ? "" : " " + scope);
+    }
+}

@@ -1,0 +1,377 @@
+package dev.ratelimit.opentelemetry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ratelimit.core.RateLimitCaller;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitRequest;
+import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.RateLimitStoreException;
+import dev.ratelimit.core.config.RateLimitSettings;
+import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.engine.DeclaredLimit;
+import dev.ratelimit.core.engine.NamedLimit;
+import dev.ratelimit.core.engine.RateLimitEngine;
+import dev.ratelimit.core.engine.RequestLedger;
+import dev.ratelimit.core.engine.TestCaller;
+import dev.ratelimit.core.metrics.RateLimitMetrics;
+import dev.ratelimit.core.store.InProcessRateLimitStore;
+import dev.ratelimit.core.testing.ManualClock;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.metrics.SdkMeterProvider;
+import io.opentelemetry.sdk.metrics.data.AggregationTemporality;
+import io.opentelemetry.sdk.metrics.data.HistogramPointData;
+import io.opentelemetry.sdk.metrics.data.LongPointData;
+import io.opentelemetry.sdk.metrics.data.MetricData;
+import io.opentelemetry.sdk.metrics.data.MetricDataType;
+import io.opentelemetry.sdk.metrics.data.PointData;
+import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SPEC 14 in the OpenTelemetry API, through the engine, read back from the SDK with an in-memory reader: the
+ * instruments, their kinds, units and attributes, and that nothing but limit names, outcomes, plans and the
+ * store's name is ever an attribute.
+ */
+class OpenTelemetryRateLimitMetricsTest {
+
+    private final ManualClock clock = new ManualClock();
+    private final InMemoryMetricReader reader = InMemoryMetricReader.create();
+    private final SdkMeterProvider provider = SdkMeterProvider.builder().registerMetricReader(reader).build();
+    private final OpenTelemetryRateLimitMetrics metrics =
+            new OpenTelemetryRateLimitMetrics(OpenTelemetrySdk.builder().setMeterProvider(provider).build());
+
+    @AfterEach
+    void close() {
+        provider.close();
+    }
+
+    @Test
+    void allowedAndRefusedAreCountedByLimitOutcomeAndPlan() {
+        RateLimitEngine engine = engine("ratelimit.plans", "gold", "ratelimit.plans.gold.limits.default.permit-limit", "10");
+        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+
+        for (int i = 0; i < 4; i++) {
+            decide(engine, limits, TestCaller.user("bob"));
+        }
+        decide(engine, limits, TestCaller.user("alice", "gold"));
+
+        assertThat(requests()).containsOnly(
+                Map.entry("default/allowed/none", 3L),
+                Map.entry("default/refused/none", 1L),
+                Map.entry("default/allowed/gold", 1L));
+    }
+
+    @Test
+    void theInstrumentsHaveTheSpecifiedNamesKindsAndUnits() {
+        InProcessRateLimitStore store = new InProcessRateLimitStore(50, clock);
+        RateLimitEngine engine = RateLimitEngine.builder(settings("ratelimit.max-tracked-partitions", "50"), store)
+                .metrics(metrics).localClock(clock).build();
+        metrics.counts(store::trackedCounts, store.maxTrackedPartitions());
+        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        for (int i = 0; i < 7; i++) {
+            decide(engine, limits, "partition-" + i);
+        }
+
+        Map<String, MetricData> byName = reader.collectAllMetrics().stream()
+                .collect(Collectors.toMap(MetricData::getName, m -> m));
+
+        assertThat(byName).containsOnlyKeys(RateLimitMetrics.REQUESTS, RateLimitMetrics.STORE_DURATION,
+                RateLimitMetrics.COUNTS, RateLimitMetrics.COUNTS_MAX);
+        MetricData requests = byName.get(RateLimitMetrics.REQUESTS);
+        assertThat(requests.getType()).isEqualTo(MetricDataType.LONG_SUM);
+        assertThat(requests.getLongSumData().isMonotonic()).isTrue();
+        assertThat(requests.getLongSumData().getAggregationTemporality()).isEqualTo(AggregationTemporality.CUMULATIVE);
+        assertThat(requests.getInstrumentationScopeInfo().getName()).isEqualTo("dev.ratelimit");
+
+        MetricData duration = byName.get(RateLimitMetrics.STORE_DURATION);
+        assertThat(duration.getType()).isEqualTo(MetricDataType.HISTOGRAM);
+        assertThat(duration.getUnit()).isEqualTo("s");
+        HistogramPointData decided = duration.getHistogramData().getPoints().iterator().next();
+        assertThat(decided.getAttributes()).isEqualTo(Attributes.of(
+                AttributeKey.stringKey(RateLimitMetrics.STORE), "in-process",
+                AttributeKey.stringKey(RateLimitMetrics.OUTCOME), "decided"));
+        assertThat(decided.getCount()).isEqualTo(7);
+        assertThat(decided.getBoundaries()).as("seconds, not the SDK's millisecond defaults")
+                .isEqualTo(OpenTelemetryRateLimitMetrics.DURATION_BUCKETS);
+        assertThat(decided.getMax()).isLessThan(1.0);
+
+        assertThat(gauge(byName.get(RateLimitMetrics.COUNTS))).isEqualTo(7);
+        assertThat(gauge(byName.get(RateLimitMetrics.COUNTS_MAX))).isEqualTo(50);
+    }
+
+    @Test
+    void shadowRefusalsAndUncountedRequestsHaveTheirOwnOutcomes() {
+        RateLimitEngine engine = RateLimitEngine.builder(
+                settings("ratelimit.limits.default.mode", "shadow", "ratelimit.max-tracked-partitions", "1"),
+                new InProcessRateLimitStore(1, clock)).metrics(metrics).localClock(clock).build();
+        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 1, 60)));
+
+        decide(engine, limits, "a");
+        decide(engine, limits, "a");
+        decide(engine, limits, "b");
+
+        assertThat(requests()).containsOnly(
+                Map.entry("default/allowed/none", 1L),
+                Map.entry("default/shadow_refused/none", 1L),
+                Map.entry("default/uncounted/none", 1L));
+    }
+
+    @Test
+    void aFailingStoreIsCountedFailedPerLimitAndTimedAsFailed() {
+        RateLimitEngine engine = RateLimitEngine.builder(settings(), failing()).metrics(metrics).build();
+        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("module", 100, 60), limit("default", 3, 60)));
+
+        assertThatThrownBy(() -> decide(engine, limits, "p")).isInstanceOf(RateLimitStoreException.class);
+
+        Collection all = new Collection(reader.collectAllMetrics());
+        assertThat(all.requests()).containsOnly(Map.entry("module/failed/none", 1L), Map.entry("default/failed/none", 1L));
+        assertThat(all.durations()).containsOnly(Map.entry("failing/failed", 1L));
+    }
+
+    @Test
+    void aStoreThatNeverAnswersIsTimedAsTimeoutAndWithAllowIsCountedFailedOnly() {
+        RateLimitEngine engine = RateLimitEngine.builder(
+                settings("ratelimit.store.timeout-millis", "20", "ratelimit.store.on-failure", "allow"), silent())
+                .metrics(metrics).build();
+        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+
+        assertThat(decide(engine, limits, "p").allowed()).isTrue();
+
+        Collection all = new Collection(reader.collectAllMetrics());
+        assertThat(all.requests()).containsOnly(Map.entry("default/failed/none", 1L));
+        assertThat(all.durations()).containsOnly(Map.entry("silent/timeout", 1L));
+        assertThat(all.durationSum("silent/timeout")).isGreaterThanOrEqualTo(0.019);
+    }
+
+    @Test
+    void noPartitionKeyPrincipalOrCallSiteEverBecomesAnAttribute() {
+        RateLimitEngine engine = engine("ratelimit.partition-header", "X-Api-Key", "ratelimit.plans", "gold",
+                "ratelimit.plans.gold.limits.default.permit-limit", "10",
+                "ratelimit.limits.items.permit-limit", "50", "ratelimit.limits.items.window-seconds", "60");
+        BoundLimits all = engine.bindOncePerRequest("GET /todos TodoResource.all()",
+                List.of(limit("module", 100, 60), limit("default", 3, 60)));
+        BoundLimits one = engine.bindOncePerRequest("GET /todos/{id} TodoResource.one(long)", List.of(limit("module", 100, 60)));
+        BoundLimits export = engine.bind("ExportService.export()", List.of(limit("export", 1, 10)));
+        NamedLimit items = engine.named("items");
+
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < 600; i++) {
+            String key = "key-" + i + "-/todos/" + i;
+            String user = "user-" + i;
+            RateLimitCaller caller = switch (i % 4) {
+                case 0 -> TestCaller.withHeader("X-Api-Key", key);
+                case 1 -> TestCaller.user(user);
+                case 2 -> TestCaller.user(user, "gold");
+                default -> TestCaller.anonymous();
+            };
+            seen.add(key);
+            seen.add(user);
+            RequestLedger ledger = engine.ledger(caller, null);
+            seen.add(ledger.partition());
+            engine.decideNow(ledger, i % 3 == 0 ? one : all);
+            engine.decideNow(ledger, export);
+            engine.spendNow(ledger, items, 1 + i % 3, i % 5 == 0);
+            clock.advanceMillis(7);
+        }
+
+        Map<Set<String>, Set<String>> valuesByKeySet = new HashMap<>();
+        for (MetricData metric : reader.collectAllMetrics()) {
+            for (PointData point : metric.getData().getPoints()) {
+                Set<String> keys = new TreeSet<>();
+                point.getAttributes().forEach((key, value) -> {
+                    keys.add(key.getKey());
+                    assertThat(seen).as("attribute %s=%s of %s", key, value, metric.getName()).doesNotContain(value.toString());
+                });
+                Set<String> values = valuesByKeySet.computeIfAbsent(keys, k -> new TreeSet<>());
+                point.getAttributes().forEach((key, value) -> values.add(value.toString()));
+            }
+        }
+        assertThat(valuesByKeySet).containsOnlyKeys(
+                Set.of(RateLimitMetrics.POLICY, RateLimitMetrics.OUTCOME, RateLimitMetrics.PLAN),
+                Set.of(RateLimitMetrics.STORE, RateLimitMetrics.OUTCOME));
+        assertThat(valuesByKeySet.get(Set.of(RateLimitMetrics.POLICY, RateLimitMetrics.OUTCOME, RateLimitMetrics.PLAN)))
+                .containsExactlyInAnyOrder("module", "default", "export", "items", "allowed", "refused", "none", "gold");
+        assertThat(valuesByKeySet.get(Set.of(RateLimitMetrics.STORE, RateLimitMetrics.OUTCOME)))
+                .containsExactlyInAnyOrder("in-process", "decided");
+    }
+
+    @Test
+    void anIncrementWithItsAttributesBoundAtDeploymentAllocatesNothing() {
+        RateLimitMetrics.Counter counter = metrics.requests("default", RateLimitMetrics.Outcome.ALLOWED, "none");
+        for (int i = 0; i < 20_000; i++) { // warm up
+            counter.increment();
+        }
+        long before = allocatedBytes();
+        for (int i = 0; i < 100_000; i++) {
+            counter.increment();
+        }
+        long allocated = allocatedBytes() - before;
+
+        assertThat(allocated).as("bytes allocated by 100000 increments").isLessThan(1_024);
+    }
+
+    private static long allocatedBytes() {
+        return ((com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean())
+                .getCurrentThreadAllocatedBytes();
+    }
+
+    @Test
+    void aNoopOpenTelemetryIsNotEnabledAndRecordsNothing() {
+        OpenTelemetryRateLimitMetrics none = new OpenTelemetryRateLimitMetrics(OpenTelemetry.noop());
+
+        assertThat(none.isEnabled()).isFalse();
+        none.requests("default", RateLimitMetrics.Outcome.ALLOWED, "none").increment();
+        none.storeDuration("in-process", RateLimitMetrics.StoreOutcome.DECIDED).record(1);
+        none.counts(() -> 1, 2);
+        assertThat(metrics.isEnabled()).isTrue();
+    }
+
+    @Test
+    void closingUnregistersTheGauges() {
+        metrics.counts(() -> 3, 5);
+        assertThat(reader.collectAllMetrics()).extracting(MetricData::getName)
+                .contains(RateLimitMetrics.COUNTS, RateLimitMetrics.COUNTS_MAX);
+
+        metrics.close();
+
+        assertThat(reader.collectAllMetrics()).extracting(MetricData::getName)
+                .doesNotContain(RateLimitMetrics.COUNTS, RateLimitMetrics.COUNTS_MAX);
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    /** The {@code ratelimit.requests} points, as {@code policy/outcome/plan -> value}. */
+    private Map<String, Long> requests() {
+        return new Collection(reader.collectAllMetrics()).requests();
+    }
+
+    /** One collection of every metric. */
+    private record Collection(java.util.Collection<MetricData> all) {
+
+        Map<String, Long> requests() {
+            Map<String, Long> values = new TreeMap<>();
+            metric(RateLimitMetrics.REQUESTS).ifPresent(m -> {
+                for (LongPointData point : m.getLongSumData().getPoints()) {
+                    values.put(attribute(point, RateLimitMetrics.POLICY) + "/" + attribute(point, RateLimitMetrics.OUTCOME)
+                            + "/" + attribute(point, RateLimitMetrics.PLAN), point.getValue());
+                }
+            });
+            return values;
+        }
+
+        Map<String, Long> durations() {
+            Map<String, Long> counts = new TreeMap<>();
+            metric(RateLimitMetrics.STORE_DURATION).ifPresent(m -> {
+                for (HistogramPointData point : m.getHistogramData().getPoints()) {
+                    counts.put(attribute(point, RateLimitMetrics.STORE) + "/" + attribute(point, RateLimitMetrics.OUTCOME),
+                            point.getCount());
+                }
+            });
+            return counts;
+        }
+
+        double durationSum(String storeAndOutcome) {
+            return metric(RateLimitMetrics.STORE_DURATION).orElseThrow().getHistogramData().getPoints().stream()
+                    .filter(p -> (attribute(p, RateLimitMetrics.STORE) + "/" + attribute(p, RateLimitMetrics.OUTCOME))
+                            .equals(storeAndOutcome))
+                    .findFirst().orElseThrow().getSum();
+        }
+
+        private Optional<MetricData> metric(String name) {
+            return all.stream().filter(m -> m.getName().equals(name)).findFirst();
+        }
+
+        private static String attribute(PointData point, String key) {
+            return point.getAttributes().get(AttributeKey.stringKey(key));
+        }
+    }
+
+    private static long gauge(MetricData gauge) {
+        assertThat(gauge.getType()).isEqualTo(MetricDataType.LONG_GAUGE);
+        return gauge.getLongGaugeData().getPoints().iterator().next().getValue();
+    }
+
+    private RateLimitEngine engine(String... config) {
+        return RateLimitEngine.builder(settings(config),
+                        new InProcessRateLimitStore(InProcessRateLimitStore.DEFAULT_MAX_TRACKED_PARTITIONS, clock))
+                .metrics(metrics).localClock(clock).build();
+    }
+
+    static RateLimitSettings settings(String... keysAndValues) {
+        Map<String, String> values = new TreeMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            values.put(keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return RateLimitSettings.of(values);
+    }
+
+    static DeclaredLimit limit(String name, int permitLimit, int windowSeconds) {
+        return new DeclaredLimit(new RateLimitPolicy(name, permitLimit, windowSeconds), 1, "@RateLimit");
+    }
+
+    private static RateLimitDecision decide(RateLimitEngine engine, BoundLimits limits, String partition) {
+        return engine.decideNow(engine.ledger(partition), limits);
+    }
+
+    private static RateLimitDecision decide(RateLimitEngine engine, BoundLimits limits, RateLimitCaller caller) {
+        return engine.decideNow(engine.ledger(caller, null), limits);
+    }
+
+    /** A store whose every call fails at once. */
+    static RateLimitStore failing() {
+        return new RateLimitStore() {
+            @Override
+            public CompletionStage<RateLimitDecision> acquire(String partition, RateLimitRequest request, int multiple) {
+                return CompletableFuture.failedFuture(new IllegalStateException("down"));
+            }
+
+            @Override
+            public CompletionStage<Void> release(RateLimitDecision decision) {
+                return CompletableFuture.completedFuture(null);
+            }
+
+            @Override
+            public String storeName() {
+                return "failing";
+            }
+        };
+    }
+
+    /** A store that never answers. */
+    static RateLimitStore silent() {
+        return new RateLimitStore() {
+            @Override
+            public CompletionStage<RateLimitDecision> acquire(String partition, RateLimitRequest request, int multiple) {
+                return new CompletableFuture<>();
+            }
+
+            @Override
+            public CompletionStage<Void> release(RateLimitDecision decision) {
+                return CompletableFuture.completedFuture(null);
+            }
+
+            @Override
+            public String storeName() {
+                return "silent";
+            }
+        };
+    }
+}
