@@ -235,7 +235,7 @@ class MicrometerRateLimitMetricsTest {
     void anIncrementAllocatesNothing() {
         RateLimitMetrics.Counter counter = metrics.requests("default", RateLimitMetrics.Outcome.ALLOWED, "none");
         RateLimitMetrics.Timer timer = metrics.storeDuration("in-process", RateLimitMetrics.StoreOutcome.DECIDED);
-        for (int i = 0; i < 20_000; i++) { // warm up
+        for (int i = 0; i < 200_000; i++) { // warm up: compiled, so the loop below measures the increment alone
             counter.increment();
             timer.record(1_000);
         }
@@ -245,7 +245,8 @@ class MicrometerRateLimitMetricsTest {
         }
         long allocated = allocatedBytes() - before;
 
-        assertThat(allocated).as("bytes allocated by 100000 increments").isLessThan(1_024);
+        // one object per increment would be 1.6 MB at least; what remains is the JIT's own noise, if anything
+        assertThat(allocated).as("bytes allocated by 100000 increments").isLessThan(16 * 1_000);
     }
 
     @Test

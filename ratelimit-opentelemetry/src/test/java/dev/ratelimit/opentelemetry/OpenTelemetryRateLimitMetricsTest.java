@@ -216,7 +216,7 @@ class OpenTelemetryRateLimitMetricsTest {
     @Test
     void anIncrementWithItsAttributesBoundAtDeploymentAllocatesNothing() {
         RateLimitMetrics.Counter counter = metrics.requests("default", RateLimitMetrics.Outcome.ALLOWED, "none");
-        for (int i = 0; i < 20_000; i++) { // warm up
+        for (int i = 0; i < 200_000; i++) { // warm up: compiled, so the loop below measures the increment alone
             counter.increment();
         }
         long before = allocatedBytes();
@@ -225,7 +225,8 @@ class OpenTelemetryRateLimitMetricsTest {
         }
         long allocated = allocatedBytes() - before;
 
-        assertThat(allocated).as("bytes allocated by 100000 increments").isLessThan(1_024);
+        // one object per increment would be 1.6 MB at least; what remains is the JIT's own noise, if anything
+        assertThat(allocated).as("bytes allocated by 100000 increments").isLessThan(16 * 1_000);
     }
 
     private static long allocatedBytes() {

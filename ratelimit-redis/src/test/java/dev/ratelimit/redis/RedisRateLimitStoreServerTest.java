@@ -117,8 +117,9 @@ class RedisRateLimitStoreServerTest {
         CommandStats before = CommandStats.of(resp);
         RateLimitDecision refused = acquire(partition, request);
         CommandStats afterRefusal = CommandStats.of(resp);
-        store.release(first).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        long given = store.releaseCounting(first).toCompletableFuture().get(5, TimeUnit.SECONDS);
         CommandStats afterRelease = CommandStats.of(resp);
+        assertThat(given).as("permits given back: all but the charge's").isEqualTo(3);
 
         assertThat(refused.allowed()).isFalse();
         assertThat(refused.outcomes()).extracting(Outcome::state)

@@ -1,7 +1,9 @@
 package dev.ratelimit.tck;
 
 import dev.ratelimit.tck.support.Caller;
+import dev.ratelimit.tck.support.RawHttp;
 import dev.ratelimit.tck.support.Reply;
+import dev.ratelimit.tck.support.ServerUnderTest;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -30,9 +32,27 @@ class SpendingTest extends TckTestBase {
     }
 
     @Test
-    void requestOverTheLimitIsRefusedBeforeItsBodyIsRead() {
+    void requestOverTheLimitWithAMalformedBodyIsA429NotA400() {
         Burst burst = exceedBurst(caller -> caller.postJson(TODOS, MALFORMED_JSON));
         burst.sixth().assertRefusedBy(BURST);
+    }
+
+    /**
+     * The body of a refused request is never read: the client announces a body and never sends it; a server
+     * that read the body before deciding would wait for it (until the socket's read timeout fails the test),
+     * this one answers the 429 at once.
+     */
+    @Test
+    void requestOverTheLimitIsRefusedWithoutItsBodyBeingRead() throws Exception {
+        String key = ServerUnderTest.freshName("unread");
+        Caller caller = server.withKey(key);
+        for (int i = 0; i < 100; i++) {
+            caller.get(MISSING_TODO).assertStatus(404); // the module limit (100 a minute) is spent
+        }
+
+        String statusLine = RawHttp.statusLineOfBodilessPost(server.resolve("/todos/import"), key, 1000);
+
+        assertThat(statusLine).as("answered before the announced body was sent").startsWith("HTTP/1.1 429");
     }
 
     @Test

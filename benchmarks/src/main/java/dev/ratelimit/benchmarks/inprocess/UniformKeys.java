@@ -1,13 +1,17 @@
 package dev.ratelimit.benchmarks.inprocess;
 
-import dev.ratelimit.RateLimitDecision;
-import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.benchmarks.peers.Peers;
-import dev.ratelimit.store.InProcessRateLimitStore;
+import dev.ratelimit.benchmarks.support.Ours;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitRequest;
+import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.engine.RateLimitEngine;
+import dev.ratelimit.core.engine.RequestLedger;
+import dev.ratelimit.core.metrics.RateLimitMetrics;
+import dev.ratelimit.core.store.InProcessRateLimitStore;
 import io.github.bucket4j.local.LocalBucket;
 import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
-import io.smallrye.faulttolerance.api.Guard;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +27,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * {@value #KEYS} keys, each operation a key drawn uniformly at random (a precomputed sequence, the same
@@ -35,7 +40,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch"})
 @Threads(1)
 @State(Scope.Benchmark)
 public class UniformKeys {
@@ -44,20 +49,19 @@ public class UniformKeys {
     private static final int SEQUENCE = 1 << 16;
 
     final String[] keys = new String[KEYS];
-    final RateLimitPolicy policy = new RateLimitPolicy("perClient", Peers.PERMITS, (int) Peers.WINDOW.toSeconds(),
-            RateLimitScope.TRANSPORT);
+    final RateLimitPolicy policy = Ours.policy("perClient");
 
     InProcessRateLimitStore store;
+    RateLimitRequest request;
+    RateLimitEngine engine;
+    BoundLimits limits;
     final ConcurrentHashMap<String, LocalBucket> bucket4jSynchronized = new ConcurrentHashMap<>();
-    final ConcurrentHashMap<String, LocalBucket> bucket4jLockFree = new ConcurrentHashMap<>();
     final ConcurrentHashMap<String, AtomicRateLimiter> resilience4j = new ConcurrentHashMap<>();
-    final ConcurrentHashMap<String, Guard> smallrye = new ConcurrentHashMap<>();
     final AtomicInteger seeds = new AtomicInteger();
 
     /** Each thread walks its own random sequence of keys. */
     @State(Scope.Thread)
     public static class PerThread {
-        final RateLimitDecision.Acquisition acquisition = new RateLimitDecision.Acquisition();
         final int[] sequence = new int[SEQUENCE];
         int next;
 
@@ -77,25 +81,32 @@ public class UniformKeys {
     @Setup
     public void setUp() {
         store = new InProcessRateLimitStore(KEYS, System::nanoTime);
-        RateLimitDecision.Acquisition warm = new RateLimitDecision.Acquisition();
+        request = Ours.request(store, policy);
+        engine = Ours.engine(new InProcessRateLimitStore(KEYS, System::nanoTime), RateLimitMetrics.NONE);
+        limits = Ours.bind(engine, "UniformKeys", policy);
         for (int i = 0; i < KEYS; i++) {
             // distinct String instances, as a partitioner builds them per request
             keys[i] = new String("sub:client-" + i);
-            store.tryAcquire(keys[i], policy, warm);
+            Checks.allowed(store.decide(keys[i], request, 1));
+            Checks.allowed(engine.decideNow(engine.ledger(keys[i]), limits));
             bucket4jSynchronized.put(keys[i], Peers.bucket4jSynchronized());
-            bucket4jLockFree.put(keys[i], Peers.bucket4jLockFree());
             resilience4j.put(keys[i], Peers.resilience4jAtomic(keys[i]));
-            smallrye.put(keys[i], Peers.smallryeRateLimit());
         }
         if (store.trackedCounts() != KEYS) {
             throw new IllegalStateException("expected " + KEYS + " counts, the store keeps " + store.trackedCounts());
         }
     }
 
-    /** Ours, the allocation-free primitive the decision path runs. */
     @Benchmark
-    public boolean ratelimit_tryAcquire(PerThread thread) {
-        return store.tryAcquire(thread.key(keys), policy, thread.acquisition);
+    public RateLimitDecision ratelimit_storeDecide(PerThread thread) {
+        return store.decide(thread.key(keys), request, 1);
+    }
+
+    @Benchmark
+    public RateLimitDecision ratelimit_engineDecideNow(PerThread thread, Blackhole bh) {
+        RequestLedger ledger = engine.ledger(thread.key(keys));
+        bh.consume(ledger);
+        return engine.decideNow(ledger, limits);
     }
 
     @Benchmark
@@ -104,17 +115,7 @@ public class UniformKeys {
     }
 
     @Benchmark
-    public boolean bucket4j_lockFree(PerThread thread) {
-        return bucket4jLockFree.get(thread.key(keys)).tryConsume(1);
-    }
-
-    @Benchmark
     public boolean resilience4j_atomicRateLimiter(PerThread thread) {
         return resilience4j.get(thread.key(keys)).acquirePermission();
-    }
-
-    @Benchmark
-    public Boolean smallrye_guardRateLimit(PerThread thread) {
-        return smallrye.get(thread.key(keys)).get(Peers.GUARDED, Boolean.class);
     }
 }

@@ -1,14 +1,18 @@
 package dev.ratelimit.benchmarks.memory;
 
-import dev.ratelimit.RateLimitDecision;
-import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.benchmarks.peers.Peers;
-import dev.ratelimit.internal.engine.SlidingWindowCount;
-import dev.ratelimit.store.InProcessRateLimitStore;
+import dev.ratelimit.benchmarks.support.Ours;
+import dev.ratelimit.core.CountKey;
+import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitRequest;
+import dev.ratelimit.core.store.InProcessRateLimitStore;
 import io.github.bucket4j.local.LocalBucket;
 import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
 import io.smallrye.faulttolerance.api.Guard;
+import java.lang.reflect.Field;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
@@ -24,6 +28,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jol.info.ClassLayout;
 import org.openjdk.jol.info.GraphLayout;
 
 /**
@@ -33,11 +38,16 @@ import org.openjdk.jol.info.GraphLayout;
  * {@code ·bytesPerLimiter}; the score is only the time the measurement took.
  *
  * <ul>
- *   <li>{@code *_limiter}: the limiter object alone (our count; a Bucket4j bucket as its builder makes it;
- *       a Resilience4j limiter; a SmallRye guard);</li>
+ *   <li>{@code *_limiter}: the limiter object alone (our count, as the in-process store keeps it for one
+ *       partition: {@code WindowCount} for the sliding and strict windows, {@code BucketCount} for the token
+ *       bucket, read out of the store's table; a Bucket4j bucket as its builder makes it; a Resilience4j
+ *       limiter; a SmallRye guard);</li>
  *   <li>{@code *_perKeyInMap}: a limiter per client key as an application keeps it, in a
  *       {@code ConcurrentHashMap<String, limiter>} with its key (for ours: the store's own tables after
- *       as many partitions).</li>
+ *       as many partitions);</li>
+ *   <li>{@code ratelimit_decision_limiter}: not a limiter: the bytes one allowed decision of one limit
+ *       allocates (the {@code RateLimitDecision} and its {@code Outcome}; the request, policy and partition
+ *       they point to exist already), the floor of B/op for any path that returns a decision.</li>
  * </ul>
  */
 @BenchmarkMode(Mode.SingleShotTime)
@@ -58,8 +68,8 @@ public class Footprint {
     @Param("10000")
     public int instances;
 
-    static final RateLimitPolicy POLICY =
-            new RateLimitPolicy("perClient", Peers.PERMITS, (int) Peers.WINDOW.toSeconds(), RateLimitScope.TRANSPORT);
+    static final RateLimitPolicy SLIDING = Ours.policy("perClient", RateLimitAlgorithm.SLIDING_WINDOW);
+    static final RateLimitPolicy TOKEN_BUCKET = Ours.policy("perClient", RateLimitAlgorithm.TOKEN_BUCKET);
 
     /** The measured figure, reported beside the score. */
     @State(Scope.Thread)
@@ -70,16 +80,33 @@ public class Footprint {
     }
 
     @Benchmark
-    public void ratelimit_limiter(Retained out) {
-        // the count the store keeps per (name, partition), alone: without its table entry and key
-        out.bytesPerLimiter = perInstance(limiters(i -> spent(new SlidingWindowCount(System.nanoTime(), POLICY))));
+    public void ratelimit_slidingCount_limiter(Retained out) {
+        out.bytesPerLimiter = perInstance(counts(SLIDING, instances));
     }
 
     @Benchmark
-    public void ratelimit_perKeyInMap(Retained out) {
-        InProcessRateLimitStore store = new InProcessRateLimitStore(instances, System::nanoTime);
-        fill(store, instances);
-        out.bytesPerLimiter = (double) GraphLayout.parseInstance(store).totalSize() / instances;
+    public void ratelimit_tokenBucketCount_limiter(Retained out) {
+        out.bytesPerLimiter = perInstance(counts(TOKEN_BUCKET, instances));
+    }
+
+    @Benchmark
+    public void ratelimit_sliding_perKeyInMap(Retained out) {
+        out.bytesPerLimiter = storePerKey(SLIDING);
+    }
+
+    @Benchmark
+    public void ratelimit_tokenBucket_perKeyInMap(Retained out) {
+        out.bytesPerLimiter = storePerKey(TOKEN_BUCKET);
+    }
+
+    @Benchmark
+    public void ratelimit_decision_limiter(Retained out) {
+        InProcessRateLimitStore store = new InProcessRateLimitStore();
+        RateLimitRequest request = Ours.request(store, SLIDING);
+        store.decide(key(0), request, 1); // the count exists: the next decision is the common one
+        RateLimitDecision decision = store.decide(key(0), request, 1);
+        out.bytesPerLimiter = ClassLayout.parseInstance(decision).instanceSize()
+                + ClassLayout.parseInstance(decision.outcome(0)).instanceSize();
     }
 
     @Benchmark
@@ -121,22 +148,42 @@ public class Footprint {
         return "sub:client-" + i;
     }
 
-    static void fill(InProcessRateLimitStore store, int partitions) {
-        RateLimitDecision.Acquisition acquisition = new RateLimitDecision.Acquisition();
+    /** A store in which {@code partitions} partitions spent a permit of {@code policy}. */
+    static InProcessRateLimitStore fill(InProcessRateLimitStore store, RateLimitPolicy policy, int partitions) {
+        RateLimitRequest request = Ours.request(store, policy);
         for (int i = 0; i < partitions; i++) {
-            store.tryAcquire(key(i), POLICY, acquisition);
+            store.decide(key(i), request, 1);
         }
+        return store;
     }
 
-    private static SlidingWindowCount spent(SlidingWindowCount count) {
-        count.lock();
-        try {
-            count.prepare(System.nanoTime(), POLICY);
-            count.spend();
-        } finally {
-            count.unlock();
+    private double storePerKey(RateLimitPolicy policy) {
+        InProcessRateLimitStore store = fill(new InProcessRateLimitStore(instances, System::nanoTime), policy, instances);
+        if (store.trackedCounts() != instances) {
+            throw new IllegalStateException("expected " + instances + " counts, the store keeps " + store.trackedCounts());
         }
-        return count;
+        return (double) GraphLayout.parseInstance(store).totalSize() / instances;
+    }
+
+    /**
+     * The counts themselves, as the store keeps them: the values of the table of {@code policy}'s key. The
+     * count classes are the store's own (package-private); their table is read by reflection.
+     */
+    private static Object[] counts(RateLimitPolicy policy, int partitions) {
+        InProcessRateLimitStore store = fill(new InProcessRateLimitStore(partitions, System::nanoTime), policy, partitions);
+        Object table = store.bind(new CountKey(policy.name(), null, policy.algorithm()));
+        try {
+            Field field = table.getClass().getDeclaredField("counts");
+            field.setAccessible(true);
+            Map<?, ?> counts = (Map<?, ?>) field.get(table);
+            Object[] all = counts.values().toArray();
+            if (all.length != partitions) {
+                throw new IllegalStateException("expected " + partitions + " counts, found " + all.length);
+            }
+            return all;
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot read the counts of " + table, e);
+        }
     }
 
     private static LocalBucket spent(LocalBucket bucket) {

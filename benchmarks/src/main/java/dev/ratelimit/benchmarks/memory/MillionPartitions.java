@@ -1,6 +1,6 @@
 package dev.ratelimit.benchmarks.memory;
 
-import dev.ratelimit.store.InProcessRateLimitStore;
+import dev.ratelimit.core.store.InProcessRateLimitStore;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.util.concurrent.TimeUnit;
@@ -55,7 +55,7 @@ public class MillionPartitions {
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         long before = usedAfterGc(memory);
         InProcessRateLimitStore store = new InProcessRateLimitStore(MAX_TRACKED, System::nanoTime);
-        Footprint.fill(store, partitions);
+        Footprint.fill(store, Footprint.SLIDING, partitions);
         long after = usedAfterGc(memory);
         out.heapGrowthBytes = after - before;
         out.storeRetainedBytes = GraphLayout.parseInstance(store).totalSize();

@@ -1,9 +1,11 @@
 package dev.ratelimit.benchmarks.redis;
 
-import dev.ratelimit.RateLimitDecision;
-import dev.ratelimit.RateLimitPolicy;
-import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.benchmarks.peers.Peers;
+import dev.ratelimit.core.CountKey;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitRequest;
+import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.redis.RedisRateLimitStore;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.BucketProxy;
@@ -13,7 +15,6 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
@@ -34,21 +35,24 @@ import org.openjdk.jmh.annotations.Warmup;
  */
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch"})
 @Threads(RedisHotKey.THREADS)
 public abstract class RedisHotKey {
 
     static final int THREADS = 8;
     static final String KEY = "sub:alice";
-    static final RateLimitPolicy POLICY =
-            new RateLimitPolicy("hot", Peers.PERMITS, (int) Peers.WINDOW.toSeconds(), RateLimitScope.TRANSPORT);
-    static final List<RateLimitPolicy> POLICIES = List.of(POLICY);
+    static final RateLimitPolicy POLICY = dev.ratelimit.benchmarks.support.Ours.policy("hot");
+    static final RateLimitPolicy HOURLY = dev.ratelimit.benchmarks.support.Ours.policy("hourly");
 
     /** Ours on a Redis of its own. */
     @State(Scope.Benchmark)
     public static class Ours {
         RedisProcess redis;
         RedisRateLimitStore store;
+        /** One limit, as the engine binds it at deployment. */
+        RateLimitRequest request;
+        /** Two limits on one request. */
+        RateLimitRequest twoLimits;
 
         @Setup(Level.Trial)
         public void start() throws Exception {
@@ -60,10 +64,22 @@ public abstract class RedisHotKey {
             if (!store.awaitConnection(Duration.ofSeconds(10))) {
                 throw new IllegalStateException("no connection to " + redis.uri());
             }
+            CountKey hot = new CountKey(POLICY.name(), null, POLICY.algorithm());
+            CountKey hourly = new CountKey(HOURLY.name(), null, HOURLY.algorithm());
+            request = RateLimitRequest.of(store.bind(hot), hot, POLICY, 1, Kind.ACQUIRE);
+            twoLimits = RateLimitRequest.builder()
+                    .add(store.bind(hot), hot, POLICY, 1, Kind.ACQUIRE)
+                    .add(store.bind(hourly), hourly, HOURLY, 1, Kind.ACQUIRE)
+                    .build();
         }
 
         RateLimitDecision acquire() {
-            RateLimitDecision decision = store.acquire(KEY, POLICIES).toCompletableFuture().join();
+            return acquire(request, 1);
+        }
+
+        /** {@code permits} times each limit of {@code limits}, waiting for the answer. */
+        RateLimitDecision acquire(RateLimitRequest limits, int permits) {
+            RateLimitDecision decision = store.acquire(KEY, limits, permits).toCompletableFuture().join();
             if (!decision.allowed()) {
                 throw new IllegalStateException("refused: " + decision);
             }

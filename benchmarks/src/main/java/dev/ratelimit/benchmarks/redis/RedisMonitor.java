@@ -40,21 +40,30 @@ final class RedisMonitor implements AutoCloseable {
         }
     }
 
+    /** What {@link #countUntilMarker()} counted: every client command, and the {@code EVALSHA}s among them. */
+    record Counted(long commands, long evalsha) {
+    }
+
     /** Client commands seen since MONITOR started, up to the marker this sends now. */
-    long countUntilMarker() throws IOException {
+    Counted countUntilMarker() throws IOException {
         try (Socket marker = new Socket(host, port)) {
             marker.getOutputStream().write(("ECHO " + MARKER + "\r\n").getBytes(StandardCharsets.US_ASCII));
             marker.getOutputStream().flush();
             marker.getInputStream().read(new byte[64]);
         }
         long commands = 0;
+        long evalsha = 0;
         for (String line = in.readLine(); line != null; line = in.readLine()) {
             if (line.contains(MARKER)) {
-                return commands;
+                return new Counted(commands, evalsha);
             }
             int bracket = line.indexOf('[');
             if (bracket >= 0 && !line.startsWith("lua]", line.indexOf(' ', bracket) + 1)) {
                 commands++;
+                int command = line.indexOf(']', bracket) + 2;
+                if (line.regionMatches(true, command, "\"evalsha\"", 0, 9)) {
+                    evalsha++;
+                }
             }
         }
         throw new IOException("MONITOR ended before the marker");

@@ -40,7 +40,6 @@ final class BucketCount extends Count {
     private static final long LOCKED = 1L << 63;
     private static final long EVICTED = 1L << 62;
     private static final long OFFSET_MASK = EVICTED - 1;
-    private static final int SPINS_BEFORE_YIELD = 64;
     private static final VarHandle WORD;
 
     static {
@@ -114,23 +113,7 @@ final class BucketCount extends Count {
 
     @Override
     boolean lock() {
-        long w = (long) WORD.getOpaque(this);
-        if ((w & LOCKED) != 0 || !WORD.compareAndSet(this, w, w | LOCKED)) {
-            int spins = 0;
-            while (true) {
-                w = (long) WORD.getOpaque(this);
-                if ((w & LOCKED) == 0 && WORD.weakCompareAndSetAcquire(this, w, w | LOCKED)) {
-                    break;
-                }
-                if (++spins < SPINS_BEFORE_YIELD) {
-                    Thread.onSpinWait();
-                } else {
-                    spins = 0;
-                    Thread.yield();
-                }
-            }
-        }
-        return (w & EVICTED) == 0;
+        return (lockWord(WORD, this, LOCKED) & EVICTED) == 0;
     }
 
     @Override

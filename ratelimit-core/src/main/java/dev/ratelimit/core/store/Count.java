@@ -2,6 +2,7 @@ package dev.ratelimit.core.store;
 
 import dev.ratelimit.core.RateLimitDecision.Outcome;
 import dev.ratelimit.core.RateLimitPolicy;
+import java.lang.invoke.VarHandle;
 
 /**
  * The count of one (key, partition) in the in-process store: a {@link WindowCount} or a
@@ -68,6 +69,35 @@ abstract class Count {
 
     /** Marks the count removed from its table. Requires {@link #idle} (or a count that is being replaced). */
     abstract void evict();
+
+    /** Spins before a waiter for a lock yields its core: the holder may have been descheduled. */
+    private static final int SPINS_BEFORE_YIELD = 64;
+
+    /**
+     * Sets {@code lockBit} in the long field {@code word} of {@code count}, spinning (then yielding) while another
+     * thread holds it, rather than parking for a critical section of a few nanoseconds.
+     *
+     * @return the word as it was before the bit was set
+     */
+    static long lockWord(VarHandle word, Count count, long lockBit) {
+        long w = (long) word.getOpaque(count);
+        if ((w & lockBit) == 0 && word.compareAndSet(count, w, w | lockBit)) {
+            return w;
+        }
+        int spins = 0;
+        while (true) {
+            w = (long) word.getOpaque(count);
+            if ((w & lockBit) == 0 && word.weakCompareAndSetAcquire(count, w, w | lockBit)) {
+                return w;
+            }
+            if (++spins < SPINS_BEFORE_YIELD) {
+                Thread.onSpinWait();
+            } else {
+                spins = 0;
+                Thread.yield();
+            }
+        }
+    }
 
     /** {@code a + b}, saturating at {@code Long.MAX_VALUE} (a charge of absurd size must not wrap). */
     static long saturatedAdd(long a, long b) {

@@ -51,8 +51,6 @@ final class WindowCount extends Count {
     private static final long VERSION_ONE = 1L << 32;
     private static final long VERSION_MASK = ((1L << 30) - 1) << 32;
     private static final long SUM_MASK = 0xFFFF_FFFFL;
-    /** Spins before a waiter yields its core: the holder may have been descheduled. */
-    private static final int SPINS_BEFORE_YIELD = 64;
     private static final VarHandle WORD;
 
     static {
@@ -110,29 +108,10 @@ final class WindowCount extends Count {
 
     @Override
     boolean lock() {
-        long w = (long) WORD.getOpaque(this);
-        if ((w & LOCKED) != 0 || !WORD.compareAndSet(this, w, w | LOCKED)) {
-            w = lockContended();
-        }
+        long w = lockWord(WORD, this, LOCKED);
         sum = (int) (w & SUM_MASK);
         set(index(newest), sum - olderSum);
         return (w & EVICTED) == 0;
-    }
-
-    private long lockContended() {
-        int spins = 0;
-        while (true) {
-            long w = (long) WORD.getOpaque(this);
-            if ((w & LOCKED) == 0 && WORD.weakCompareAndSetAcquire(this, w, w | LOCKED)) {
-                return w;
-            }
-            if (++spins < SPINS_BEFORE_YIELD) {
-                Thread.onSpinWait();
-            } else {
-                spins = 0;
-                Thread.yield(); // the holder may have been descheduled
-            }
-        }
     }
 
     @Override

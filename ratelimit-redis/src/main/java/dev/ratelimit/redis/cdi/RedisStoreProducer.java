@@ -42,7 +42,11 @@ public class RedisStoreProducer {
                     + " is not set: each instance counts alone, in process");
             return new InProcessRateLimitStore(configuration.settings().maxTrackedPartitions(), configuration.clock());
         }
-        RedisRateLimitStore.Builder builder = redis.storeBuilder(Duration.ofMillis(configuration.settings().timeoutMillis()));
+        // Lettuce waits longer than the engine: a call the engine decided by its policy after the store timeout
+        // may still be answered, and the engine then gives its permits back; a bound all the same, so that
+        // commands never pile up behind a Redis that hangs
+        long timeout = configuration.settings().timeoutMillis();
+        RedisRateLimitStore.Builder builder = redis.storeBuilder(Duration.ofMillis(timeout + Math.max(timeout, 1_000L)));
         if (configuration.manualClock() != null) {
             builder.nanoClock(configuration.manualClock()); // ratelimit.test.manual-clock=true: tests move time
         }

@@ -173,10 +173,7 @@ end
 
 -- spends, past the limit if need be (debt); returns the receipt
 local function spend(c, permits)
-  if c.bucket then
-    if c.t <= now then
-      c.e = now -- the bucket stops being full: a new epoch
-    end
+  if c.bucket then -- (a full bucket was replaced by a new one, whose epoch is now: when it stops being full)
     c.t = min(max(c.t, now) + min(permits * c.i, CAP), now + CAP)
     return c.e
   end
@@ -201,7 +198,7 @@ if ARGV[1] == 'r' then
       if receipt == c.e and c.t > now then
         local before = c.t
         c.t = max(c.t - min(permits * c.i, CAP), now)
-        given = given + floor((before - c.t) / c.i)
+        given = given - floor((c.t - before) / c.i) -- rounded up: a permit partly refilled was still out
         saveBucket(KEYS[k], c)
       end
     else
@@ -237,7 +234,8 @@ for k = 1, #KEYS do
   if algorithm == 98 then -- b: a token bucket
     c = loadBucket(raw)
     if not c or c.t <= now then
-      c = {bucket = true, t = now, e = now, i = size, l = limit} -- missing or full: sized by this request
+      -- missing or full (holds nothing): sized by this request; a new epoch begins
+      c = {bucket = true, t = now, e = now, i = size, l = limit}
     end
   else
     c = loadWindow(raw)

@@ -36,6 +36,7 @@ public final class ServerProcess implements AutoCloseable {
     private static final Path SETSID = Path.of("/usr/bin/setsid");
     private static final Duration GRACE = Duration.ofSeconds(30);
     private static final Duration POLL = Duration.ofMillis(250);
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(30);
     private static final int LOG_TAIL_LINES = 60;
 
     private final String name;
@@ -91,7 +92,8 @@ public final class ServerProcess implements AutoCloseable {
      * Waits until {@code GET probe} answers 200. Each attempt sends an {@code X-Api-Key} of its own, so
      * that waiting spends from no count the suite uses.
      *
-     * @throws IllegalStateException when the process exits first or the time runs out, with the end of its output
+     * @throws IllegalStateException when the process exits first, the probe is answered with 500 (an application
+     *                               error, not a server still starting), or the time runs out; with the end of its output
      */
     public Duration awaitReady(URI probe, Duration timeout) {
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -105,12 +107,17 @@ public final class ServerProcess implements AutoCloseable {
             try {
                 HttpResponse<Void> response = client.send(HttpRequest.newBuilder(probe)
                         .header("X-Api-Key", "tck-launcher-ready-" + attempt)
-                        .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.discarding());
+                        .timeout(probeTimeout(deadline)).GET().build(), HttpResponse.BodyHandlers.discarding());
                 if (response.statusCode() == 200) {
                     Duration took = Duration.ofNanos(System.nanoTime() - startedNanos);
                     LOG.log(Level.INFO, name + ": the application answers at " + probe + ", " + seconds(took)
                             + " s after the start; RSS " + rssMiB() + " MiB");
                     return took;
+                }
+                if (response.statusCode() == 500) {
+                    // a server still starting answers 404 or 503, or not at all; 500 is the application failing
+                    throw new IllegalStateException(name + ": " + probe + " answered 500 before it answered 200: "
+                            + "the application fails (its first requests would too), see its log" + tail());
                 }
                 last = "status " + response.statusCode();
             } catch (IOException e) {
@@ -123,6 +130,16 @@ public final class ServerProcess implements AutoCloseable {
         }
         throw new IllegalStateException(name + ": " + probe + " did not answer 200 within " + timeout.toSeconds()
                 + " s (last: " + last + ")" + tail());
+    }
+
+    /**
+     * How long one readiness probe may wait for its answer: the first request to a runtime that initialises
+     * lazily (Payara, on a busy machine) can take many seconds; abandoning it only makes the server log a
+     * broken connection and ask the next probe to wait again. Up to {@link #PROBE_TIMEOUT}, within the deadline.
+     */
+    private static Duration probeTimeout(long deadlineNanos) {
+        long left = deadlineNanos - System.nanoTime();
+        return Duration.ofNanos(Math.max(TimeUnit.SECONDS.toNanos(1), Math.min(PROBE_TIMEOUT.toNanos(), left)));
     }
 
     /** The server's process id (on Linux also its process group's). */
@@ -162,6 +179,11 @@ public final class ServerProcess implements AutoCloseable {
         }
         if (watchdog != null) {
             watchdog.destroyForcibly();
+            try {
+                watchdog.waitFor(10, TimeUnit.SECONDS); // gone (and reaped) when close() returns
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         try {
             Runtime.getRuntime().removeShutdownHook(shutdownHook);

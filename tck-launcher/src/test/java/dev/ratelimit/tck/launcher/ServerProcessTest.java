@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,6 +58,30 @@ class ServerProcessTest {
                     .hasMessageContaining("cannot bind the port");
         } finally {
             process.close();
+        }
+    }
+
+    @Test
+    void applicationThatAnswers500FailsAtOnceInsteadOfBeingAskedAgain() throws Exception {
+        // the application's answer comes from this JVM; the process only has to be alive
+        HttpServer failing = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        AtomicInteger asked = new AtomicInteger();
+        failing.createContext("/", exchange -> {
+            asked.incrementAndGet();
+            exchange.sendResponseHeaders(500, -1);
+            exchange.close();
+        });
+        failing.start();
+        ServerProcess process = ServerProcess.start("test", List.of("sleep", "60"), Map.of(), dir, dir.resolve("server.log"));
+        try {
+            URI probe = URI.create("http://127.0.0.1:" + failing.getAddress().getPort() + "/todos/1");
+            assertThatThrownBy(() -> process.awaitReady(probe, Duration.ofSeconds(60)))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("answered 500");
+            assertThat(asked).hasValue(1);
+        } finally {
+            process.close();
+            failing.stop(0);
         }
     }
 

@@ -1,15 +1,9 @@
 package dev.ratelimit.examples.todos;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.CharConversionException;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import org.glassfish.grizzly.http.Method;
 import org.glassfish.grizzly.http.server.HttpHandler;
 import org.glassfish.grizzly.http.server.Request;
-import org.glassfish.grizzly.http.server.Response;
-import org.glassfish.grizzly.http.util.HttpStatus;
 
 /**
  * {@code GET /metrics} on the embedded server: the {@link MetricsRegistry} in the Prometheus text format
@@ -26,7 +20,7 @@ import org.glassfish.grizzly.http.util.HttpStatus;
  * without a fraction ({@code 1}, where Micrometer's Java client writes {@code 1.0}); the same value to every
  * parser (see {@link #wholeNumbersAsIntegers}).
  */
-final class MetricsEndpoint extends HttpHandler {
+final class MetricsEndpoint extends ReadOnlyEndpoint {
 
     static final String PATH = "/metrics";
     static final String TEXT = "text/plain; version=0.0.4; charset=utf-8";
@@ -35,42 +29,15 @@ final class MetricsEndpoint extends HttpHandler {
     private final PrometheusMeterRegistry registry;
 
     MetricsEndpoint(PrometheusMeterRegistry registry) {
-        super("metrics");
+        super("metrics", PATH);
         this.registry = registry;
     }
 
-    /** {@code /metrics} and {@code /metrics/} are the metrics; any other path below is a 404. */
     @Override
-    public void service(Request request, Response response) throws IOException {
-        String path;
-        try {
-            path = request.getDecodedRequestURI();
-        } catch (CharConversionException e) {
-            path = request.getRequestURI();
-        }
-        if (!PATH.equals(path) && !(PATH + "/").equals(path)) {
-            empty(response, HttpStatus.NOT_FOUND_404);
-            return;
-        }
-        Method method = request.getMethod();
-        if (!Method.GET.equals(method) && !Method.HEAD.equals(method)) {
-            response.setHeader("Allow", "GET, HEAD");
-            empty(response, HttpStatus.METHOD_NOT_ALLOWED_405);
-            return;
-        }
+    Document document(Request request) {
         boolean openMetrics = wantsOpenMetrics(request);
         String text = openMetrics ? registry.scrape(OPEN_METRICS) : wholeNumbersAsIntegers(registry.scrape(TEXT));
-        byte[] body = text.getBytes(StandardCharsets.UTF_8);
-        response.setStatus(HttpStatus.OK_200);
-        response.setContentType(openMetrics ? OPEN_METRICS : TEXT);
-        response.setHeader("Cache-Control", "no-store");
-        response.setContentLength(body.length);
-        if (Method.HEAD.equals(method)) {
-            return;
-        }
-        try (OutputStream out = response.getOutputStream()) {
-            out.write(body);
-        }
+        return new Document(openMetrics ? OPEN_METRICS : TEXT, text.getBytes(StandardCharsets.UTF_8), true);
     }
 
     private static boolean wantsOpenMetrics(Request request) {
@@ -124,8 +91,4 @@ final class MetricsEndpoint extends HttpHandler {
         return value;
     }
 
-    private static void empty(Response response, HttpStatus status) {
-        response.setStatus(status);
-        response.setContentLength(0);
-    }
 }

@@ -1,10 +1,8 @@
 package dev.ratelimit.examples.todos;
 
 import io.smallrye.openapi.api.SmallRyeOpenAPI;
-import java.io.CharConversionException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -15,11 +13,8 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
 import org.eclipse.microprofile.config.ConfigProvider;
-import org.glassfish.grizzly.http.Method;
 import org.glassfish.grizzly.http.server.HttpHandler;
 import org.glassfish.grizzly.http.server.Request;
-import org.glassfish.grizzly.http.server.Response;
-import org.glassfish.grizzly.http.util.HttpStatus;
 import org.jboss.jandex.IndexView;
 import org.jboss.jandex.Indexer;
 
@@ -34,7 +29,7 @@ import org.jboss.jandex.Indexer;
  * covers it, and the other runtimes, which serve their own {@code /openapi}, never see it. Built once, when
  * the server starts, as Open Liberty does.
  */
-final class OpenApiEndpoint extends HttpHandler {
+final class OpenApiEndpoint extends ReadOnlyEndpoint {
 
     static final String PATH = "/openapi";
 
@@ -42,7 +37,7 @@ final class OpenApiEndpoint extends HttpHandler {
     private final byte[] json;
 
     private OpenApiEndpoint(String yaml, String json) {
-        super("openapi");
+        super("openapi", PATH);
         this.yaml = yaml.getBytes(StandardCharsets.UTF_8);
         this.json = json.getBytes(StandardCharsets.UTF_8);
     }
@@ -57,44 +52,11 @@ final class OpenApiEndpoint extends HttpHandler {
         return new OpenApiEndpoint(document.toYAML(), document.toJSON());
     }
 
-    /**
-     * Mounted at the context path {@value #PATH}, so Grizzly hands over {@code /openapi} and everything under
-     * it: {@code /openapi} and {@code /openapi/} are the document, any other path below is a 404.
-     */
     @Override
-    public void service(Request request, Response response) throws IOException {
-        String path;
-        try {
-            path = request.getDecodedRequestURI();
-        } catch (CharConversionException e) {
-            path = request.getRequestURI();
-        }
-        if (!PATH.equals(path) && !(PATH + "/").equals(path)) {
-            empty(response, HttpStatus.NOT_FOUND_404);
-            return;
-        }
-        Method method = request.getMethod();
-        if (!Method.GET.equals(method) && !Method.HEAD.equals(method)) {
-            response.setHeader("Allow", "GET, HEAD");
-            empty(response, HttpStatus.METHOD_NOT_ALLOWED_405);
-            return;
-        }
+    Document document(Request request) {
         boolean asJson = wantsJson(request);
-        byte[] body = asJson ? json : yaml;
-        response.setStatus(HttpStatus.OK_200);
-        response.setContentType((asJson ? "application/json" : "application/yaml") + ";charset=UTF-8");
-        response.setContentLength(body.length);
-        if (Method.HEAD.equals(method)) {
-            return; // the length a GET would have, no body
-        }
-        try (OutputStream out = response.getOutputStream()) {
-            out.write(body);
-        }
-    }
-
-    private static void empty(Response response, HttpStatus status) {
-        response.setStatus(status);
-        response.setContentLength(0);
+        return new Document((asJson ? "application/json" : "application/yaml") + ";charset=UTF-8", asJson ? json : yaml,
+                false);
     }
 
     /** {@code ?format=json|yaml} first, then the Accept header, as MicroProfile OpenAPI runtimes choose. */

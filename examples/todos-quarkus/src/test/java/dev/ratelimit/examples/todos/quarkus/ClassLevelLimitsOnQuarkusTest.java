@@ -3,9 +3,8 @@ package dev.ratelimit.examples.todos.quarkus;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.ratelimit.RateLimitDecision;
-import dev.ratelimit.RateLimitExceededException;
-import dev.ratelimit.internal.cdi.RateLimitRuntime;
+import dev.ratelimit.cdi.RateLimitRuntime;
+import dev.ratelimit.core.RateLimitExceededException;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -13,7 +12,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 

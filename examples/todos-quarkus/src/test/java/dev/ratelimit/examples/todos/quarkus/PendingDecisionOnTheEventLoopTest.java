@@ -2,6 +2,7 @@ package dev.ratelimit.examples.todos.quarkus;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.examples.todos.quarkus.PendingDecisionStore.Observation;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import java.net.URI;
@@ -16,9 +17,19 @@ import org.junit.jupiter.api.Test;
  * store that answers later (a remote one, such as Redis), the deciding filter must not wait there: it
  * suspends the request and resumes it when the answer arrives (regression: it used to block the event
  * loop on {@code CompletableFuture.get()}).
+ *
+ * <p>The proof, per request: {@link PendingDecisionStore} records that it was asked on an event-loop thread,
+ * and that this very thread ran a probe task while the answer was still pending, within milliseconds. A
+ * filter that waited for the answer on the event loop would hold the probe until the answer (which the store
+ * gives only after the probe ran or gave up after {@value PendingDecisionStore#PROBE_TIMEOUT_MILLIS} ms): the
+ * probe would not run, and the observation says so. {@code %test.ratelimit.store.timeout-millis} (3 s, in
+ * application.properties) is longer than both, so that such a filter fails on the probe, not on a timeout.
  */
 @QuarkusTest
 class PendingDecisionOnTheEventLoopTest {
+
+    /** Far below the probe's give-up time; generous for two shared cores. */
+    private static final long MAX_PROBE_LAG_MILLIS = 500;
 
     @TestHTTPResource("/quarkus-test/non-blocking")
     URI nonBlocking;
@@ -29,23 +40,36 @@ class PendingDecisionOnTheEventLoopTest {
         HttpResponse<String> first = get(key);
         assertThat(first.statusCode()).isEqualTo(200);
         assertThat(first.body()).as("the method ran on the event loop").contains("eventloop");
-        assertThat(PendingDecisionStore.askedOnEventLoop).as("the filter asked the store on the event loop").isTrue();
-        assertThat(PendingDecisionStore.eventLoopStayedFree).as("the event loop ran other work while the answer was pending").isTrue();
+        assertEventLoopStayedFree(key);
         assertThat(first.headers().firstValue("RateLimit").orElse("")).contains("\"non-blocking\";r=1");
 
         assertThat(get(key).statusCode()).isEqualTo(200);
+        assertEventLoopStayedFree(key);
         HttpResponse<String> third = get(key);
         assertThat(third.statusCode()).isEqualTo(429);
         assertThat(third.body()).contains("\"violated-policies\":[\"non-blocking\"]");
-        assertThat(PendingDecisionStore.eventLoopStayedFree).isTrue();
+        assertEventLoopStayedFree(key);
     }
 
     @Test
     void failedPendingDecisionIsA500WithAnEmptyBody() throws Exception {
-        HttpResponse<String> failed = get("slow-" + UUID.randomUUID() + "-fail");
+        String key = "slow-" + UUID.randomUUID() + "-fail";
+        HttpResponse<String> failed = get(key);
         assertThat(failed.statusCode()).isEqualTo(500);
         assertThat(failed.body()).isEmpty();
-        assertThat(PendingDecisionStore.eventLoopStayedFree).isTrue();
+        assertEventLoopStayedFree(key);
+    }
+
+    /** What the store saw for the latest pending decision of {@code key}'s partition (each request overwrites it). */
+    private static void assertEventLoopStayedFree(String key) {
+        Observation seen = PendingDecisionStore.observed("X-Api-Key:" + key);
+        assertThat(seen).as("the store decided %s later (its partition is X-Api-Key:%s)", key, key).isNotNull();
+        assertThat(seen.onEventLoop()).as("the filter asked the store on an event-loop thread: %s", seen).isTrue();
+        assertThat(seen.askingThread()).as("%s", seen).contains("eventloop");
+        assertThat(seen.probeLagMillis()).as("the asking event loop ran a probe while the answer was pending: %s", seen)
+                .isBetween(0L, MAX_PROBE_LAG_MILLIS);
+        assertThat(seen.probeThread()).as("the probe ran on the event loop that asked: %s", seen)
+                .isEqualTo(seen.askingThread());
     }
 
     private HttpResponse<String> get(String key) throws Exception {

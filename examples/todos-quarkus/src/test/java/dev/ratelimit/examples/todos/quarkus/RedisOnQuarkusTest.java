@@ -2,10 +2,9 @@ package dev.ratelimit.examples.todos.quarkus;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.RateLimitStore;
+import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStore;
 import dev.ratelimit.redis.testing.Resp;
-import io.netty.util.concurrent.EventExecutor;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -17,7 +16,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -36,14 +34,23 @@ import org.junit.jupiter.api.Test;
 @TestProfile(RedisOnQuarkusTest.WithRedis.class)
 class RedisOnQuarkusTest {
 
-    /** Redis as the store: the test-only store of PendingDecisionOnTheEventLoopTest is left out. */
+    /**
+     * Redis as the store: the test-only store of PendingDecisionOnTheEventLoopTest is left out. Shared with
+     * {@link AsyncBeanOnTheEventLoopWithRedisTest} (one profile: Quarkus and Redis start once for both).
+     */
     public static class WithRedis implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
             return Map.of(
                     "quarkus.arc.exclude-types", PendingDecisionStore.class.getName(),
-                    // room for the frozen-Redis test below (the default, 250 ms, would fail those requests)
-                    "ratelimit.redis.timeout-millis", "5000");
+                    // room for the frozen-Redis tests (the default, 250 ms, would fail those requests); the
+                    // engine's key (it beats application.properties' %test value of the same key)
+                    "ratelimit.store.timeout-millis", "5000",
+                    // The example's module limit (on every resource method without limits of its own) would be
+                    // decided by the filter, in Redis, before a resource method runs: the async-bean resources
+                    // would then wait for a frozen Redis before they even call the bean. Off here, so that the
+                    // bean's limits are the only ones decided (in the test of those, while Redis is frozen).
+                    "ratelimit.limits.module.mode", "off");
         }
 
         @Override
@@ -71,14 +78,15 @@ class RedisOnQuarkusTest {
 
     @Test
     void theStoreIsRedis() {
-        // store is ArC's client proxy; its toString() is the store's
+        // the producer's bean is @Singleton (no client proxy): its toString() is the store's
         assertThat(store.toString()).startsWith(RedisRateLimitStore.class.getSimpleName() + "(uri=" + redisUri + ",");
     }
 
     @Test
     void getTodosIsCountedInRedis() throws Exception {
+        FrozenRedis redis = new FrozenRedis(redisUri);
         String key = "redis-" + UUID.randomUUID();
-        long evalshaBefore = calls("evalsha");
+        long evalshaBefore = redis.evalsha();
         for (int remaining = 2; remaining >= 0; remaining--) {
             HttpResponse<String> allowed = get(todos, key);
             assertThat(allowed.statusCode()).isEqualTo(200);
@@ -93,26 +101,23 @@ class RedisOnQuarkusTest {
         assertThat(refused.headers().firstValue("RateLimit-Remaining")).hasValue("0");
         assertThat(refused.body()).contains("\"violated-policies\":[\"default\"]");
 
-        assertThat(calls("evalsha")).as("one script call per request").isEqualTo(evalshaBefore + 4);
-        try (Resp redis = redis()) {
+        assertThat(redis.evalsha()).as("one script call per request").isEqualTo(evalshaBefore + 4);
+        try (Resp client = redis.client()) {
             @SuppressWarnings("unchecked")
-            List<Object> keys = (List<Object>) redis.call("KEYS", "ratelimit:*" + key + "*");
+            List<Object> keys = (List<Object>) client.call("KEYS", "ratelimit:*" + key + "*");
             assertThat(keys).as("the partition's counts, in Redis").isNotEmpty();
         }
     }
 
     @Test
     void nonBlockingMethodWaitsForFrozenRedisWithoutHoldingAnEventLoop() throws Exception {
+        FrozenRedis redis = new FrozenRedis(redisUri);
         String key = "redis-nb-" + UUID.randomUUID();
         assertThat(get(nonBlocking, key).body()).as("warm up; runs on the event loop").contains("eventloop");
-        long evalshaBefore = calls("evalsha");
+        long evalshaBefore = redis.evalsha();
 
-        // Freeze Redis (DEBUG SLEEP blocks the whole server), then send requests that must wait for it.
-        CompletableFuture<Object> frozen = CompletableFuture.supplyAsync(() -> {
-            try (Resp redis = redis()) {
-                return redis.call("DEBUG", "SLEEP", Double.toString(FROZEN_MILLIS / 1000.0));
-            }
-        });
+        // Freeze Redis, then send requests that must wait for it.
+        CompletableFuture<Object> frozen = redis.freeze(FROZEN_MILLIS);
         Thread.sleep(100);
         long sent = System.nanoTime();
         HttpClient client = HttpClient.newHttpClient();
@@ -124,12 +129,7 @@ class RedisOnQuarkusTest {
         assertThat(pending).as("the requests wait for Redis").noneMatch(CompletableFuture::isDone);
 
         // Every event loop of Quarkus' Vert.x runs a task at once while the requests wait.
-        Map<String, Long> lagMillis = new HashMap<>();
-        for (EventExecutor loop : vertx.nettyEventLoopGroup()) {
-            long submitted = System.nanoTime();
-            String thread = loop.submit(() -> Thread.currentThread().getName()).get(5, TimeUnit.SECONDS);
-            lagMillis.put(thread, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - submitted));
-        }
+        Map<String, Long> lagMillis = FrozenRedis.eventLoopLagMillis(vertx);
         assertThat(pending).as("still waiting for Redis after the probe").noneMatch(CompletableFuture::isDone);
         assertThat(lagMillis).isNotEmpty().allSatisfy((loop, lag) -> assertThat(lag).as(loop).isLessThan(200));
 
@@ -146,30 +146,14 @@ class RedisOnQuarkusTest {
                 .as("the answers came after Redis woke up").isGreaterThanOrEqualTo(FROZEN_MILLIS - 150);
         // limit 2 on "non-blocking": the warm-up took one permit of key, so one of its two requests is refused
         assertThat(statuses).containsExactlyInAnyOrder(200, 429, 200, 200, 200, 200);
-        assertThat(calls("evalsha")).as("decided by Redis").isEqualTo(evalshaBefore + 6);
+        assertThat(redis.evalsha()).as("decided by Redis").isEqualTo(evalshaBefore + 6);
     }
 
-    private Resp redis() {
-        return new Resp(URI.create(redisUri).getPort());
-    }
-
-    private long calls(String command) {
-        try (Resp redis = redis()) {
-            for (String line : redis.string("INFO", "commandstats").split("\r\n")) {
-                if (line.startsWith("cmdstat_" + command + ":")) {
-                    String calls = line.substring(line.indexOf("calls=") + 6);
-                    return Long.parseLong(calls.substring(0, calls.indexOf(',')));
-                }
-            }
-            return 0;
-        }
-    }
-
-    private static HttpRequest request(URI uri, String key) {
+    static HttpRequest request(URI uri, String key) {
         return HttpRequest.newBuilder(uri).header("X-Api-Key", key).GET().build();
     }
 
-    private static HttpResponse<String> get(URI uri, String key) throws Exception {
+    static HttpResponse<String> get(URI uri, String key) throws Exception {
         return HttpClient.newHttpClient().send(request(uri, key), HttpResponse.BodyHandlers.ofString());
     }
 }

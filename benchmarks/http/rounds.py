@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""Interleaved wrk rounds against servers that run side by side, each in its own JVM.
+
+    python3 benchmarks/http/rounds.py example --out benchmarks/results/http-example.json
+    python3 benchmarks/http/rounds.py redis   --out benchmarks/results/http-redis.json
+    python3 benchmarks/http/rounds.py quarkus --out benchmarks/results/http-quarkus.json
+
+Every server of the experiment is started at once, pinned to core 0 (taskset -c 0); wrk runs pinned to
+core 1, one measurement at a time, the others idle. Each request carries the next of --keys caller keys
+(rotate.lua). First --warmup-rounds rounds of every measurement (recorded, to show that throughput has
+gone flat), then --rounds measured rounds, the order of the measurements rotated each round, the load
+average read before each run. Ratios are taken within a round (side by side), never across runs.
+Run from the repository root, after building what the experiment serves (RESULTS.md has the commands).
+Only the standard library; wrk, taskset and (for "redis") redis-server on the PATH.
+"""
+import argparse
+import json
+import os
+import platform
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LUA = os.path.join(HERE, "rotate.lua")
+TODOS_JAR = "examples/todos/target/todos.jar"
+# Every limit out of reach: the module limit (100 a minute per key as shipped) raised by configuration,
+# so that the measurement is the allowed path, never a 429.
+OUT_OF_REACH = ["-Dratelimit.limits.module.permit-limit=100000000"]
+
+
+def quarkus_jar(app):
+    return f"benchmarks/quarkus/{app}/target/quarkus-app/quarkus-run.jar"
+
+
+def experiments(redis_port):
+    todos = lambda *props: ["java", *OUT_OF_REACH, *props, "-jar", TODOS_JAR]
+    return {
+        "example": {
+            "what": "examples/todos jar: GET /todos/1, ratelimit off vs as shipped (plans configured, metrics on)",
+            "servers": {
+                "off": {"cmd": todos("-Dratelimit.enabled=false"), "path": "/todos/1"},
+                "on": {"cmd": todos(), "path": "/todos/1"},
+            },
+            # (name, server, caller mode)
+            "measurements": [("off", "off", "key"), ("on", "on", "key"),
+                             ("off-gold", "off", "gold"), ("on-gold", "on", "gold")],
+            "ratios": [("on", "off"), ("on-gold", "off-gold")],
+        },
+        "redis": {
+            "what": "examples/todos jar: GET /todos/1, in-process store vs Redis store (Redis pinned with the server)",
+            "redis": True,
+            "servers": {
+                "inprocess": {"cmd": todos(), "path": "/todos/1"},
+                "redis": {"cmd": todos(f"-Dratelimit.redis.uri=redis://127.0.0.1:{redis_port}"), "path": "/todos/1"},
+                "off": {"cmd": todos("-Dratelimit.enabled=false"), "path": "/todos/1"},
+            },
+            "measurements": [("inprocess", "inprocess", "key"), ("redis", "redis", "key"), ("off", "off", "key")],
+            "ratios": [("redis", "inprocess"), ("inprocess", "off"), ("redis", "off")],
+        },
+        "quarkus": {
+            "what": "Quarkus 3.33.2 (quarkus-rest), blocking GET /item/{id}: no limiter, ratelimit, "
+                    "SmallRye Fault Tolerance @RateLimit, quarkus-bucket4j",
+            "servers": {app: {"cmd": ["java", "-jar", quarkus_jar(app)], "path": "/item/1", "quarkus": True}
+                        for app in ["none", "ratelimit", "faulttolerance", "bucket4j"]
+                        if os.path.exists(quarkus_jar(app))},
+            "measurements": [(app, app, "key") for app in ["none", "ratelimit", "faulttolerance", "bucket4j"]
+                             if os.path.exists(quarkus_jar(app))],
+            "ratios": [(app, "none") for app in ["ratelimit", "faulttolerance", "bucket4j"]
+                       if os.path.exists(quarkus_jar(app))],
+        },
+    }
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return [float(x) for x in f.read().split()[:3]]
+
+
+def get(port, path, headers=None):
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers=headers or {})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return response.status, dict(response.headers)
+
+
+def wait_ready(proc, port, path, timeout=120):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server on port {port} exited with {proc.returncode}")
+        try:
+            status, headers = get(port, path, {"X-Api-Key": "ready-probe"})
+            if status == 200:
+                return headers
+        except Exception:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"server on port {port} not ready in {timeout} s")
+
+
+def wrk(port, path, mode, args):
+    env = dict(os.environ, WRK_KEYS=str(args.keys), WRK_MODE=mode, WRK_PATH=path)
+    cmd = ["taskset", "-c", args.client_cpu, "wrk", f"-t{args.threads}", f"-c{args.connections}",
+           f"-d{args.duration}s", "-s", LUA, f"http://127.0.0.1:{port}{path}"]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
+    line = [l for l in out.splitlines() if l.startswith("{")][-1]
+    result = json.loads(line)
+    result["rps"] = result["requests"] / (result["duration_us"] / 1e6)
+    if result["non2xx"] or result["socket_errors"]:
+        raise RuntimeError(f"wrk saw {result['non2xx']} non-2xx answers and {result['socket_errors']} socket errors: "
+                           f"every limit must be out of reach and every request answered\n{out}")
+    return result
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("experiment", choices=["example", "redis", "quarkus"])
+    p.add_argument("--out", required=True)
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--warmup-rounds", type=int, default=4)
+    p.add_argument("--duration", type=int, default=10)
+    p.add_argument("--connections", type=int, default=16)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--keys", type=int, default=5000)
+    p.add_argument("--server-cpu", default="0")
+    p.add_argument("--client-cpu", default="1")
+    p.add_argument("--jvm", default="", help="extra JVM options for every server, space-separated")
+    p.add_argument("--only", default="", help="comma-separated measurement names to run (default: all)")
+    args = p.parse_args()
+
+    redis_port = free_port()
+    spec = experiments(redis_port)[args.experiment]
+    if not spec["servers"]:
+        sys.exit("nothing to serve: build the servers first (RESULTS.md)")
+    logs = tempfile.mkdtemp(prefix=f"rounds-{args.experiment}-")
+    started = []
+    redis = None
+    result = {
+        "experiment": args.experiment, "what": spec["what"], "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "machine": {"cpus": os.cpu_count(), "kernel": platform.release(),
+                    "java": subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]},
+        "settings": {k: v for k, v in vars(args).items() if k not in ("out",)},
+        "command": " ".join(sys.argv), "servers": {}, "warmup": [], "rounds": [],
+    }
+    try:
+        if spec.get("redis"):
+            redis_dir = tempfile.mkdtemp(prefix="rounds-redis-")
+            redis = subprocess.Popen(["taskset", "-c", args.server_cpu, "redis-server", "--port", str(redis_port),
+                                      "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", redis_dir],
+                                     stdout=open(os.path.join(logs, "redis.log"), "w"), stderr=subprocess.STDOUT)
+            started.append(redis)
+            time.sleep(0.5)
+            result["redis"] = {"port": redis_port, "version": subprocess.run(["redis-server", "--version"],
+                                                                            capture_output=True, text=True).stdout.strip()}
+        ports = {}
+        for name, server in spec["servers"].items():
+            port = free_port()
+            cmd = list(server["cmd"])
+            extra = args.jvm.split()
+            if server.get("quarkus"):
+                extra += [f"-Dquarkus.http.port={port}", "-Dquarkus.http.host=127.0.0.1"]
+            cmd = cmd[:1] + extra + cmd[1:]
+            full = ["taskset", "-c", args.server_cpu] + cmd
+            log = open(os.path.join(logs, f"{name}.log"), "w")
+            proc = subprocess.Popen(full, env=dict(os.environ, PORT=str(port)), stdout=log, stderr=subprocess.STDOUT)
+            started.append(proc)
+            headers = wait_ready(proc, port, server["path"])
+            ports[name] = port
+            rate_headers = {k: v for k, v in headers.items() if k.lower().startswith("ratelimit")}
+            result["servers"][name] = {"command": " ".join(full), "pid": proc.pid, "port": port,
+                                       "log": os.path.join(logs, f"{name}.log"),
+                                       "rate_limit_headers_of_a_response": rate_headers}
+            print(f"{name}: pid {proc.pid} port {port} {rate_headers}", flush=True)
+
+        measurements = spec["measurements"]
+        if args.only:
+            keep = set(args.only.split(","))
+            measurements = [m for m in measurements if m[0] in keep]
+        for w in range(args.warmup_rounds):
+            for name, server, mode in measurements:
+                r = wrk(ports[server], spec["servers"][server]["path"], mode, args)
+                r.update(round=w, measurement=name, load=loadavg())
+                result["warmup"].append(r)
+                print(f"warm-up {w} {name:10s} {r['rps']:9.0f} req/s  p50 {r['p50_us']} us  p99 {r['p99_us']} us  "
+                      f"load {r['load'][0]}", flush=True)
+        for rnd in range(args.rounds):
+            order = measurements[rnd % len(measurements):] + measurements[:rnd % len(measurements)]
+            for name, server, mode in order:
+                load = loadavg()
+                r = wrk(ports[server], spec["servers"][server]["path"], mode, args)
+                r.update(round=rnd, measurement=name, load=load)
+                result["rounds"].append(r)
+                print(f"round {rnd} {name:10s} {r['rps']:9.0f} req/s  p50 {r['p50_us']} us  p99 {r['p99_us']} us  "
+                      f"load {load[0]}", flush=True)
+        for name in ports:
+            try:
+                result["servers"][name]["metrics_sample"] = metrics_sample(ports[name])
+            except Exception:
+                pass
+    finally:
+        for proc in reversed(started):
+            proc.send_signal(signal.SIGTERM)
+        for proc in started:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    result["summary"] = summarize(result, spec)
+    result["finished"] = time.strftime("%Y-%m-%d %H:%M:%S")
+    with open(args.out, "w") as f:
+        json.dump(result, f, indent=1)
+    print(json.dumps(result["summary"], indent=1))
+
+
+def metrics_sample(port):
+    """The example's ratelimit_requests_total lines, when it serves /metrics (proof that metrics recorded)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
+        text = response.read().decode()
+    return [l for l in text.splitlines() if l.startswith("ratelimit_requests_total")][:6]
+
+
+def summarize(result, spec):
+    by = {}
+    for r in result["rounds"]:
+        by.setdefault(r["measurement"], []).append(r)
+    summary = {"measurements": {}, "ratios": {}}
+    for name, runs in by.items():
+        rps = [r["rps"] for r in runs]
+        summary["measurements"][name] = {
+            "rps_median": statistics.median(rps), "rps_min": min(rps), "rps_max": max(rps),
+            "p50_us_median": statistics.median(r["p50_us"] for r in runs),
+            "p99_us_median": statistics.median(r["p99_us"] for r in runs),
+        }
+    for a, b in spec["ratios"]:
+        if a not in by or b not in by:
+            continue
+        per_round = []
+        for rnd in sorted({r["round"] for r in result["rounds"]}):
+            x = [r["rps"] for r in by[a] if r["round"] == rnd]
+            y = [r["rps"] for r in by[b] if r["round"] == rnd]
+            if x and y:
+                per_round.append(x[0] / y[0])
+        summary["ratios"][f"{a}/{b}"] = {"per_round": per_round, "median": statistics.median(per_round),
+                                        "min": min(per_round), "max": max(per_round)}
+    return summary
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,242 @@
+package dev.ratelimit.tck;
+
+import dev.ratelimit.tck.support.Caller;
+import dev.ratelimit.tck.support.Reply;
+import dev.ratelimit.tck.support.ServerUnderTest;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * SPEC 14, read where the server serves its metrics in the Prometheus text format ({@code tck.metricsPath}:
+ * {@code /metrics} for the embedded example, which is also the default when the suite starts it; {@code /q/metrics}
+ * on Quarkus; {@code none}, or unset for an external server, skips these tests): the counters of
+ * {@code ratelimit_requests_total} move by exactly what a scripted sequence of requests decides, by limit,
+ * outcome and plan.
+ *
+ * <p>Exact deltas on a server that other tests use at the same time: every sequence reads the counters before
+ * and after, and the deltas must be exactly the sequence's. The counters of {@code default} for callers in no
+ * plan are shared with {@code SpecExampleTest}, which runs beside the other classes ({@code CONCURRENT}) and
+ * sends {@code GET /todos} in no plan; a request of another test that lands between the two reads can only add
+ * to a delta, never take from it. So a sequence whose deltas are short of its own fails at once (the server
+ * counted less than it decided), and one whose deltas are over is run again with a fresh caller (another
+ * test's traffic interleaved), up to {@value #ATTEMPTS} times: the deltas are asserted exactly, and a server
+ * that counts one request twice fails every attempt. The gold plan's counters are quiet in this suite (only
+ * {@code PlansTest} uses it, never beside this class), so its sequence needs no second attempt, but runs under
+ * the same rule for a server that others use.
+ */
+class MetricsTest extends TckTestBase {
+
+    static final String METRICS_PATH_PROPERTY = "tck.metricsPath";
+    static final String REQUESTS = "ratelimit_requests_total";
+    private static final int ATTEMPTS = 5;
+    private static final Pattern SAMPLE = Pattern.compile("([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(.*)})?\\s+(\\S+)(\\s+\\S+)?");
+    private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
+
+    private String path;
+
+    @BeforeEach
+    void needsAScrapeEndpoint() {
+        path = metricsPath();
+        assumeTrue(path != null, METRICS_PATH_PROPERTY + " is none (or unset for an external server): "
+                + "the server serves no Prometheus text to read");
+    }
+
+    @Test
+    void threeAllowedAndOneRefusedMoveTheCountersOfDefaultByExactlyThat() {
+        Map<Series, Double> expected = Map.of(
+                Series.of(DEFAULT, "allowed", "none"), 3.0,
+                Series.of(DEFAULT, "refused", "none"), 1.0,
+                Series.of(DEFAULT, "shadow_refused", "none"), 0.0,
+                Series.of(DEFAULT, "failed", "none"), 0.0);
+
+        Scrape after = exactly(expected, attempt -> {
+            Caller caller = server.withFreshKey();
+            for (int i = 1; i <= 3; i++) {
+                caller.get(TODOS).assertStatus(200);
+            }
+            caller.get(TODOS).assertRefusedBy(DEFAULT);
+            return caller.toString();
+        });
+
+        assertThat(after.sum(Series.of(DEFAULT, "refused", "none"))).as("the counter the specification shows").isPositive();
+    }
+
+    @Test
+    void goldCallersAreCountedUnderTheirPlan() {
+        Map<Series, Double> expected = Map.of(
+                Series.of(DEFAULT, "allowed", "gold"), 10.0,
+                Series.of(DEFAULT, "refused", "gold"), 1.0);
+
+        exactly(expected, attempt -> {
+            String name = ServerUnderTest.freshName("metrics-gold");
+            Caller gold = server.anonymous().withHeader("Authorization", "Bearer " + name + ":gold");
+            for (int i = 1; i <= 10; i++) {
+                gold.get(TODOS).assertStatus(200);
+            }
+            gold.get(TODOS).assertRefusedBy(DEFAULT);
+            return name;
+        });
+    }
+
+    @Test
+    void labelsAreTheLimitTheOutcomeAndThePlanNeverTheCallerOrThePath() {
+        String key = ServerUnderTest.freshName("metrics-key");
+        String name = ServerUnderTest.freshName("metrics-user");
+        server.withKey(key).get(TODOS).assertStatus(200);
+        server.as(name).get(MISSING_TODO).assertStatus(404);
+
+        Scrape scrape = scrape();
+
+        List<Sample> requests = scrape.named(REQUESTS);
+        assertThat(requests).as("%s in %s", REQUESTS, path).isNotEmpty();
+        Set<String> outcomes = Set.of("allowed", "refused", "shadow_refused", "uncounted", "failed");
+        for (Sample sample : requests) {
+            assertThat(sample.labels()).as("%s", sample).containsKeys("ratelimit_policy", "ratelimit_outcome", "ratelimit_plan");
+            assertThat(sample.labels().get("ratelimit_outcome")).as("%s", sample).isIn(outcomes);
+            assertThat(sample.labels().get("ratelimit_plan")).as("%s", sample).isIn("none", "gold");
+        }
+        for (Sample sample : scrape.samples()) {
+            if (sample.name().startsWith("ratelimit_")) {
+                assertThat(sample.labels().values()).as("%s", sample).noneSatisfy(value -> assertThat(value)
+                        .containsAnyOf(key, name, "2147480000", "/todos"));
+            }
+        }
+        assertThat(scrape.named("ratelimit_store_duration_seconds_count")).as("the store's durations, in seconds")
+                .isNotEmpty().allSatisfy(sample -> assertThat(sample.labels()).containsKeys("ratelimit_store", "ratelimit_outcome"));
+    }
+
+    @Test
+    void scrapingIsNeverRateLimited() {
+        for (int i = 0; i < 5; i++) {
+            Reply reply = scrapeReply();
+            assertThat(reply.header("RateLimit-Policy")).as("no limit covers %s: %s", path, reply).isEmpty();
+            assertThat(reply.header("RateLimit")).as("no limit covers %s: %s", path, reply).isEmpty();
+        }
+    }
+
+    /**
+     * Runs {@code sequence} (with a fresh caller each time) until the counters of {@code expected} move by exactly
+     * the values given between a read before and a read after it; see the class comment.
+     *
+     * @return the read after the exact attempt
+     */
+    private Scrape exactly(Map<Series, Double> expected, Function<Integer, String> sequence) {
+        List<String> attempts = new ArrayList<>();
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            Scrape before = scrape();
+            String caller = sequence.apply(attempt);
+            Scrape after = scrape();
+            Map<Series, Double> moved = new LinkedHashMap<>();
+            expected.keySet().forEach(series -> moved.put(series, after.sum(series) - before.sum(series)));
+            if (moved.equals(expected)) {
+                return after;
+            }
+            expected.forEach((series, value) -> assertThat(moved.get(series))
+                    .as("%s moved by less than the sequence of %s decided (all deltas: %s)", series, caller, moved)
+                    .isGreaterThanOrEqualTo(value));
+            attempts.add("attempt " + attempt + " (" + caller + "): " + moved);
+        }
+        return fail("the counters moved by more than the sequence decided in each of %d attempts; either other "
+                + "traffic interleaved every time, or the server counts a decision more than once. Expected %s; %s",
+                ATTEMPTS, expected, attempts);
+    }
+
+    private Scrape scrape() {
+        return Scrape.parse(scrapeReply().body());
+    }
+
+    private Reply scrapeReply() {
+        // the classic text format: a runtime that also speaks OpenMetrics answers it for this Accept
+        return server.anonymous().withHeader("Accept", "text/plain; version=0.0.4").get(path).assertStatus(200);
+    }
+
+    /** The path of the scrape endpoint; null when there is none to read. */
+    private static String metricsPath() {
+        String value = System.getProperty(METRICS_PATH_PROPERTY);
+        if (value == null || value.isBlank()) {
+            String baseUrl = System.getProperty(ServerUnderTest.BASE_URL_PROPERTY);
+            // the suite starts the embedded example, which serves /metrics; an external server must say where
+            return baseUrl == null || baseUrl.isBlank() ? "/metrics" : null;
+        }
+        return value.trim().equalsIgnoreCase("none") ? null : value.trim();
+    }
+
+    /** A {@value #REQUESTS} series, by its labels (a runtime may add labels of its own). */
+    record Series(String policy, String outcome, String plan) {
+        static Series of(String policy, String outcome, String plan) {
+            return new Series(policy, outcome, plan);
+        }
+
+        boolean matches(Sample sample) {
+            return sample.name().equals(REQUESTS) && policy.equals(sample.labels().get("ratelimit_policy"))
+                    && outcome.equals(sample.labels().get("ratelimit_outcome"))
+                    && plan.equals(sample.labels().get("ratelimit_plan"));
+        }
+
+        @Override
+        public String toString() {
+            return REQUESTS + "{ratelimit_outcome=\"" + outcome + "\",ratelimit_plan=\"" + plan
+                    + "\",ratelimit_policy=\"" + policy + "\"}";
+        }
+    }
+
+    record Sample(String name, Map<String, String> labels, double value) {
+    }
+
+    /** One read of the Prometheus text format (0.0.4): its samples, the values of {@code 1} and {@code 1.0} alike. */
+    record Scrape(List<Sample> samples) {
+
+        static Scrape parse(String text) {
+            List<Sample> samples = new ArrayList<>();
+            for (String line : text.split("\n")) {
+                if (line.isBlank() || line.startsWith("#")) {
+                    continue;
+                }
+                Matcher sample = SAMPLE.matcher(line.strip());
+                if (!sample.matches()) {
+                    throw new AssertionError("not a Prometheus sample line: " + line);
+                }
+                Map<String, String> labels = new TreeMap<>();
+                if (sample.group(3) != null) {
+                    Matcher label = LABEL.matcher(sample.group(3));
+                    while (label.find()) {
+                        labels.put(label.group(1), label.group(2));
+                    }
+                }
+                samples.add(new Sample(sample.group(1), labels, value(sample.group(4))));
+            }
+            return new Scrape(samples);
+        }
+
+        private static double value(String text) {
+            return switch (text) {
+                case "+Inf" -> Double.POSITIVE_INFINITY;
+                case "-Inf" -> Double.NEGATIVE_INFINITY;
+                default -> Double.parseDouble(text);
+            };
+        }
+
+        /** The series' value, summed over any labels a runtime adds; 0 when it is absent (nothing counted yet). */
+        double sum(Series series) {
+            return samples.stream().filter(series::matches).mapToDouble(Sample::value).sum();
+        }
+
+        List<Sample> named(String name) {
+            return samples.stream().filter(s -> s.name().equals(name)).toList();
+        }
+    }
+}
