@@ -14,8 +14,28 @@ import statistics
 import sys
 
 
+experiments = []
+
+
+def experiment():
+    """experiment-*.json: the same benchmark on the library as it is and as modified, alternated fork by fork."""
+    if not experiments:
+        return
+    table = {}
+    for run in experiments:
+        e = run["experiment"]
+        table.setdefault((e["variant"], run["benchmark"].split(".")[-1]), []).append(primary(run)[0])
+    print("### Experiment: " + experiments[0]["experiment"]["what"] + "\n")
+    print("| variant | benchmark | ns/op per fork | median |")
+    print("|---|---|---|---:|")
+    for (variant, bench), values in sorted(table.items()):
+        print(f"| {variant} | `{bench}` | {', '.join(fmt(v) for v in values)} | {fmt(statistics.median(values))} |")
+    print()
+
+
 def load(paths):
     jmh, http, rounds = {}, [], []
+    global experiments
     for path in paths:
         with open(path) as f:
             data = json.load(f)
@@ -24,6 +44,10 @@ def load(paths):
             http.append(data)
             continue
         for run in data:
+            if "experiment" in run:  # a modified library on the class path: never mixed with the real runs
+                run["file"] = path
+                experiments.append(run)
+                continue
             if "round" in run:  # jmh_rounds.py: kept apart, compared within each round
                 run["file"] = path
                 rounds.append(run)
@@ -281,6 +305,7 @@ def interleaved(runs):
 def main(paths):
     t, files, rounds = load(paths)
     interleaved(rounds)
+    experiment()
     if any(c in IN_PROCESS for (c, _, _) in t):
         in_process(t)
     memory(t)

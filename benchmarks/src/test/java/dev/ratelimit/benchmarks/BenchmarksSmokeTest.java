@@ -55,7 +55,7 @@ class BenchmarksSmokeTest {
         Set<String> ran = results.stream()
                 .map(r -> r.getParams().getBenchmark() + " " + r.getParams().getMode())
                 .collect(Collectors.toCollection(TreeSet::new));
-        assertTrue(expected.size() >= 40, "benchmarks found: " + expected);
+        assertTrue(expected.size() >= 60, "benchmarks found: " + expected);
         assertEquals(expected, ran, "every benchmark in every mode ran");
         for (RunResult result : results) {
             assertTrue(result.getPrimaryResult().getSampleCount() > 0, "no sample from " + result.getParams().getBenchmark());

@@ -122,6 +122,12 @@ public class OpenTelemetryRateLimitMetrics implements RateLimitMetrics {
             builder.setInstrumentationVersion(version);
         }
         Meter made = builder.build();
+        if (made.getClass() == MeterProvider.noop().get(SCOPE).getClass()) {
+            // an SDK without a metric reader hands out the no-op meter (Payara's, by default): nothing would be exported
+            LOG.log(Level.DEBUG, () -> "ratelimit: " + which + " has no metric reader (no exporter configured), so no "
+                    + "metrics in OpenTelemetry");
+            return;
+        }
         requests = made.counterBuilder(REQUESTS)
                 .setDescription("Rate-limit decisions: one per limit decided, by limit, outcome and plan")
                 .setUnit("{request}")

@@ -88,6 +88,19 @@ class OpenTelemetryActivationTest {
     }
 
     @Test
+    void anSdkWithoutAMetricReaderAsPayaraGivesByDefaultRecordsNothing() {
+        SdkMeterProvider readerless = SdkMeterProvider.builder().build();
+        produced = OpenTelemetrySdk.builder().setMeterProvider(readerless).build();
+        try (WeldContainer container = new Weld().addBeanClass(OpenTelemetryBean.class).initialize()) {
+            spendTwice(container);
+
+            assertThat(container.select(OpenTelemetryRateLimitMetrics.class).get().isEnabled()).isFalse();
+        } finally {
+            readerless.close();
+        }
+    }
+
+    @Test
     void withoutABeanTheGlobalInstanceIsUsedWhenSet() {
         GlobalOpenTelemetry.set(sdk);
         try (WeldContainer container = new Weld().initialize()) {

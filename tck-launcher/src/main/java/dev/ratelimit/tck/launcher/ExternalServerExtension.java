@@ -21,6 +21,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * unchanged. It does nothing unless {@value #COMMAND} is set, nor when {@code tck.baseUrl} already
  * names a server.
  *
+ * <p>A server that cannot be started fails the first test class with the reason, and every later one with the
+ * same failure, at once (it is not started again).
+ *
  * <p>System properties (the runtime modules set them in their failsafe configuration):
  * <ul>
  *   <li>{@value #COMMAND}: the command, one argument per line; {@code {port}} stands for the free port chosen</li>
@@ -28,6 +31,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *   <li>{@value #NAME}: the runtime's name in messages; {@value #READY_PATH}: what must answer 200
  *       (default {@code /todos/1}); {@value #START_TIMEOUT}: seconds to wait for it (default 300);
  *       {@value #LOG}: the server's output (default {@code target/tck-server.log})</li>
+ *   <li>{@value #FAIL_ON_500}: {@code false} for a runtime that answers 500 for a while as it starts (Payara
+ *       Micro); by default a 500 from the application before its first 200 fails the run at once</li>
  * </ul>
  * It sets {@code tck.baseUrl} to {@code http://127.0.0.1:<port>}.
  */
@@ -39,6 +44,7 @@ public final class ExternalServerExtension implements BeforeAllCallback {
     public static final String READY_PATH = "tck.server.readyPath";
     public static final String START_TIMEOUT = "tck.server.startTimeoutSeconds";
     public static final String LOG = "tck.server.log";
+    public static final String FAIL_ON_500 = "tck.server.failOn500";
     static final String BASE_URL = "tck.baseUrl";
 
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(ExternalServerExtension.class);
@@ -50,8 +56,31 @@ public final class ExternalServerExtension implements BeforeAllCallback {
         if (command == null || command.isBlank() || (given != null && !given.isBlank())) {
             return;
         }
-        context.getRoot().getStore(NAMESPACE).computeIfAbsent(ServerProcess.class, key -> launch(command),
-                ServerProcess.class);
+        Launch launch = context.getRoot().getStore(NAMESPACE).computeIfAbsent(Launch.class, key -> Launch.of(command),
+                Launch.class);
+        if (launch.failure() != null) {
+            // remembered: a server that did not start is not started again for every test class
+            throw launch.failure();
+        }
+    }
+
+    /** The server started once per run, or why it could not be; JUnit closes it when the run ends. */
+    private record Launch(ServerProcess server, RuntimeException failure) implements AutoCloseable {
+
+        static Launch of(String command) {
+            try {
+                return new Launch(launch(command), null);
+            } catch (RuntimeException e) {
+                return new Launch(null, e);
+            }
+        }
+
+        @Override
+        public void close() {
+            if (server != null) {
+                server.close();
+            }
+        }
     }
 
     private static ServerProcess launch(String command) {
@@ -76,7 +105,8 @@ public final class ExternalServerExtension implements BeforeAllCallback {
 
         ServerProcess server = ServerProcess.start(name, argv, environment, workDir, log);
         try {
-            server.awaitReady(URI.create(base + System.getProperty(READY_PATH, "/todos/1")), timeout);
+            server.awaitReady(URI.create(base + System.getProperty(READY_PATH, "/todos/1")), timeout,
+                    !"false".equalsIgnoreCase(System.getProperty(FAIL_ON_500, "true").strip()));
         } catch (RuntimeException | Error e) {
             server.close();
             throw e;

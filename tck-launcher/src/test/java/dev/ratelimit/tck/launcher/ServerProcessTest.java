@@ -86,6 +86,26 @@ class ServerProcessTest {
     }
 
     @Test
+    void aRuntimeKnownToAnswer500WhileItStartsIsAskedAgainUntil200() throws Exception {
+        HttpServer starting = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        AtomicInteger asked = new AtomicInteger();
+        starting.createContext("/", exchange -> {
+            exchange.sendResponseHeaders(asked.incrementAndGet() <= 2 ? 500 : 200, -1);
+            exchange.close();
+        });
+        starting.start();
+        ServerProcess process = ServerProcess.start("test", List.of("sleep", "60"), Map.of(), dir, dir.resolve("server.log"));
+        try {
+            URI probe = URI.create("http://127.0.0.1:" + starting.getAddress().getPort() + "/todos/1");
+            process.awaitReady(probe, Duration.ofSeconds(60), false);
+            assertThat(asked).hasValue(3);
+        } finally {
+            process.close();
+            starting.stop(0);
+        }
+    }
+
+    @Test
     void environmentAndWorkingDirectoryReachTheServer() throws Exception {
         ServerProcess process = ServerProcess.start("test", List.of("sh", "-c", "echo \"$GREETING\" > out.txt"),
                 Map.of("GREETING", "hello"), dir, dir.resolve("server.log"));
