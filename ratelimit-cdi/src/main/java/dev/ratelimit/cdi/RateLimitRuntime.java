@@ -57,14 +57,19 @@ public class RateLimitRuntime {
         RateLimitSettings settings = configuration.settings();
         RateLimitMetrics recorder = metrics();
         engine = RateLimitEngine.builder(settings, store)
-                .partitioner(partitioner)
-                .planResolver(planResolver)
+                .partitioner(unproxied(partitioner))
+                .planResolver(unproxied(planResolver))
                 .metrics(recorder)
                 .localClock(configuration.clock())
                 .build();
         if (store instanceof InProcessRateLimitStore inProcess && settings.enabled()) {
             recorder.counts(inProcess::trackedCounts, inProcess.maxTrackedPartitions());
         }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T unproxied(T bean) {
+        return bean instanceof DelegatingBean<?> d ? (T) d.delegate() : bean;
     }
 
     private RateLimitMetrics metrics() {
@@ -78,6 +83,14 @@ public class RateLimitRuntime {
             return RateLimitMetrics.NONE;
         }
         return found.size() == 1 ? found.get(0) : new CompositeMetrics(found);
+    }
+
+    /**
+     * This runtime itself rather than its client proxy, for an adapter that calls it on every request (a
+     * client proxy looks the instance up in a thread-local on each call). It lives as long as the application.
+     */
+    public RateLimitRuntime unproxied() {
+        return this;
     }
 
     /** The one request path. */

@@ -76,7 +76,8 @@ public class RateLimitFeature implements DynamicFeature {
             synchronized (this) {
                 d = deployment;
                 if (d == null) {
-                    RateLimitRuntime runtime = CDI.current().select(RateLimitRuntime.class).get();
+                    // the instance, not its client proxy: the filters call it on every request
+                    RateLimitRuntime runtime = CDI.current().select(RateLimitRuntime.class).get().unproxied();
                     d = new Deployment(runtime, ApplicationLocator.moduleClass(configuration), new DeferredRefusalFilter(),
                             new HeaderFilter(runtime.engine()));
                     deployment = d;

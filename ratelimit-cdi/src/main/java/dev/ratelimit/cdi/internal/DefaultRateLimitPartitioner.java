@@ -1,5 +1,6 @@
 package dev.ratelimit.cdi.internal;
 
+import dev.ratelimit.cdi.DelegatingBean;
 import dev.ratelimit.cdi.RateLimitConfiguration;
 import dev.ratelimit.core.RateLimitCaller;
 import dev.ratelimit.core.RateLimitPartitioner;
@@ -14,7 +15,7 @@ import jakarta.inject.Inject;
  * replaces it.
  */
 @ApplicationScoped
-public class DefaultRateLimitPartitioner implements RateLimitPartitioner {
+public class DefaultRateLimitPartitioner implements RateLimitPartitioner, DelegatingBean<RateLimitPartitioner> {
 
     @Inject
     RateLimitConfiguration configuration;
@@ -24,6 +25,11 @@ public class DefaultRateLimitPartitioner implements RateLimitPartitioner {
     @PostConstruct
     void init() {
         partitioner = new HeaderPartitioner(configuration.settings().partitionHeader());
+    }
+
+    @Override
+    public RateLimitPartitioner delegate() {
+        return partitioner;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.ratelimit.cdi.internal;
 
+import dev.ratelimit.cdi.DelegatingBean;
 import dev.ratelimit.cdi.RateLimitConfiguration;
 import dev.ratelimit.core.RateLimitCaller;
 import dev.ratelimit.core.RateLimitPlanResolver;
@@ -14,7 +15,7 @@ import jakarta.inject.Inject;
  * {@code @Alternative} replaces it.
  */
 @ApplicationScoped
-public class DefaultRateLimitPlanResolver implements RateLimitPlanResolver {
+public class DefaultRateLimitPlanResolver implements RateLimitPlanResolver, DelegatingBean<RateLimitPlanResolver> {
 
     @Inject
     RateLimitConfiguration configuration;
@@ -24,6 +25,11 @@ public class DefaultRateLimitPlanResolver implements RateLimitPlanResolver {
     @PostConstruct
     void init() {
         resolver = new RolePlanResolver(configuration.settings().plans());
+    }
+
+    @Override
+    public RateLimitPlanResolver delegate() {
+        return resolver;
     }
 
     @Override

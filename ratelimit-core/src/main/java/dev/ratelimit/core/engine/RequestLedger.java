@@ -32,8 +32,16 @@ public final class RequestLedger {
     private int plan = -1;
     private Object claimed;
     private List<Object> moreClaimed;
-    private final ArrayList<Entry> entries = new ArrayList<>(2);
-    private Entry refusal;
+    // the decisions in order, with the bound keys of each: two in fields (a request decides once or twice:
+    // its resource method's limits, a bean or programmatic limit), the rest in a list; nothing allocated per
+    // decision but the decision itself
+    private RateLimitDecision firstDecision;
+    private BoundKey[] firstKeys;
+    private RateLimitDecision secondDecision;
+    private BoundKey[] secondKeys;
+    private ArrayList<Object> more; // decision, keys, decision, keys...
+    private int size;
+    private int refusal = -1; // the index of the first refusing decision
     private boolean released;
 
     RequestLedger(RateLimitEngine engine, RateLimitCaller caller, String partition, Method resourceMethod) {
@@ -94,22 +102,54 @@ public final class RequestLedger {
      *         caller gives this decision's back too
      */
     synchronized boolean record(RateLimitDecision decision, BoundKey[] keys) {
-        Entry entry = new Entry(decision, keys);
-        entries.add(entry);
-        if (!decision.allowed() && refusal == null) {
-            refusal = entry;
+        switch (size) {
+            case 0 -> {
+                firstDecision = decision;
+                firstKeys = keys;
+            }
+            case 1 -> {
+                secondDecision = decision;
+                secondKeys = keys;
+            }
+            default -> {
+                if (more == null) {
+                    more = new ArrayList<>(4);
+                }
+                more.add(decision);
+                more.add(keys);
+            }
         }
+        if (!decision.allowed() && refusal < 0) {
+            refusal = size;
+        }
+        size++;
         return !released;
     }
 
     /** The first refusing decision, or null. */
     public synchronized RateLimitDecision refusal() {
-        return refusal == null ? null : refusal.decision;
+        return refusal < 0 ? null : decision(refusal);
     }
 
     /** True when nothing was decided. */
     public synchronized boolean isEmpty() {
-        return entries.isEmpty();
+        return size == 0;
+    }
+
+    private RateLimitDecision decision(int index) {
+        return switch (index) {
+            case 0 -> firstDecision;
+            case 1 -> secondDecision;
+            default -> (RateLimitDecision) more.get(2 * (index - 2));
+        };
+    }
+
+    private BoundKey[] keys(int index) {
+        return switch (index) {
+            case 0 -> firstKeys;
+            case 1 -> secondKeys;
+            default -> (BoundKey[]) more.get(2 * (index - 2) + 1);
+        };
     }
 
     /** The allowed decisions, once: what a refused request gives back; empty the second time. */
@@ -118,10 +158,11 @@ public final class RequestLedger {
             return List.of();
         }
         released = true;
-        List<RateLimitDecision> allowed = new ArrayList<>(entries.size());
-        for (Entry entry : entries) {
-            if (entry.decision.allowed()) {
-                allowed.add(entry.decision);
+        List<RateLimitDecision> allowed = new ArrayList<>(size);
+        for (int e = 0; e < size; e++) {
+            RateLimitDecision decision = decision(e);
+            if (decision.allowed()) {
+                allowed.add(decision);
             }
         }
         return allowed;
@@ -133,14 +174,15 @@ public final class RequestLedger {
      * shadow mode are never reported. Null when nothing reportable was decided.
      */
     public synchronized Outcome headline() {
-        if (refusal != null) {
-            return longestRefusal(refusal);
+        if (refusal >= 0) {
+            return longestRefusal(decision(refusal));
         }
-        for (int e = entries.size() - 1; e >= 0; e--) {
-            Entry entry = entries.get(e);
-            for (int i = entry.decision.size() - 1; i >= 0; i--) {
-                if (!entry.keys[i].shadow()) {
-                    return entry.decision.outcome(i);
+        for (int e = size - 1; e >= 0; e--) {
+            RateLimitDecision decision = decision(e);
+            BoundKey[] keys = keys(e);
+            for (int i = decision.size() - 1; i >= 0; i--) {
+                if (!keys[i].shadow()) {
+                    return decision.outcome(i);
                 }
             }
         }
@@ -154,6 +196,9 @@ public final class RequestLedger {
      * ones last (the headline last of all).
      */
     public synchronized List<Outcome> reported() {
+        if (refusal < 0 && size == 1 && firstDecision.size() == 1) { // the common case
+            return firstKeys[0].shadow() ? List.of() : List.of(firstDecision.outcome(0));
+        }
         List<Outcome> all = decidedInOrder();
         List<Outcome> once = new ArrayList<>(all.size());
         for (int i = 0; i < all.size(); i++) {
@@ -176,35 +221,36 @@ public final class RequestLedger {
 
     private List<Outcome> decidedInOrder() {
         List<Outcome> all = new ArrayList<>(4);
-        if (refusal == null) {
-            for (Entry entry : entries) {
-                for (int i = 0; i < entry.decision.size(); i++) {
-                    if (!entry.keys[i].shadow()) {
-                        all.add(entry.decision.outcome(i));
+        if (refusal < 0) {
+            for (int e = 0; e < size; e++) {
+                RateLimitDecision decision = decision(e);
+                BoundKey[] keys = keys(e);
+                for (int i = 0; i < decision.size(); i++) {
+                    if (!keys[i].shadow()) {
+                        all.add(decision.outcome(i));
                     }
                 }
             }
             return all;
         }
-        for (Entry entry : entries) {
-            if (entry == refusal) {
-                break;
-            }
-            if (!entry.decision.allowed()) {
+        for (int e = 0; e < refusal; e++) {
+            RateLimitDecision d = decision(e);
+            if (!d.allowed()) {
                 continue;
             }
-            RateLimitDecision d = entry.decision;
+            BoundKey[] keys = keys(e);
             for (int i = 0; i < d.size(); i++) {
-                if (!entry.keys[i].shadow()) {
+                if (!keys[i].shadow()) {
                     Outcome o = d.outcome(i);
                     all.add(o.spent() && d.request().kind(i) != Kind.CHARGE ? givenBack(o, d.permits(i)) : o);
                 }
             }
         }
-        Outcome headline = longestRefusal(refusal);
-        RateLimitDecision d = refusal.decision;
+        RateLimitDecision d = decision(refusal);
+        BoundKey[] keys = keys(refusal);
+        Outcome headline = longestRefusal(d);
         for (int i = 0; i < d.size(); i++) {
-            if (!refusal.keys[i].shadow() && !d.refuses(i)) {
+            if (!keys[i].shadow() && !d.refuses(i)) {
                 all.add(d.outcome(i));
             }
         }
@@ -222,8 +268,7 @@ public final class RequestLedger {
         return new Outcome(o.policy(), State.UNSPENT, (int) remaining, o.resetNanos(), 0, RateLimitDecision.NO_RECEIPT);
     }
 
-    private static Outcome longestRefusal(Entry entry) {
-        RateLimitDecision d = entry.decision;
+    private static Outcome longestRefusal(RateLimitDecision d) {
         Outcome longest = null;
         for (int i = 0; i < d.size(); i++) {
             if (d.refuses(i) && (longest == null || d.outcome(i).retryAfterNanos() > longest.retryAfterNanos())) {
@@ -231,8 +276,5 @@ public final class RequestLedger {
             }
         }
         return longest;
-    }
-
-    private record Entry(RateLimitDecision decision, BoundKey[] keys) {
     }
 }

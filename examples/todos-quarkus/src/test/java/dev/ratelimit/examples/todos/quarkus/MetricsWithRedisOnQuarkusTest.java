@@ -1,0 +1,127 @@
+package dev.ratelimit.examples.todos.quarkus;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SPEC 14 on Quarkus, read from {@code /q/metrics} (quarkus-micrometer-registry-prometheus) while the example
+ * counts in a real Redis, with the limit {@code export} in shadow mode and {@code ratelimit.store.on-failure=allow}:
+ * a shadow refusal moves {@code shadow_refused} by exactly one, and while Redis does not answer every request
+ * is let through and counted {@code failed}, never {@code allowed}. (The black-box {@code MetricsTest} checks
+ * allowed and refused against the example as shipped; these two need a configuration of their own.)
+ */
+@QuarkusTest
+@TestProfile(MetricsWithRedisOnQuarkusTest.ShadowAndAllow.class)
+class MetricsWithRedisOnQuarkusTest {
+
+    public static class ShadowAndAllow implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of(
+                    "quarkus.arc.exclude-types", PendingDecisionStore.class.getName(),
+                    "ratelimit.limits.export.mode", "shadow",
+                    "ratelimit.store.on-failure", "allow",
+                    "ratelimit.store.timeout-millis", "200");
+        }
+
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(RedisTestResource.class));
+        }
+    }
+
+    private static final Pattern SAMPLE = Pattern.compile("^ratelimit_requests_total\\{([^}]*)}\\s+(\\S+)", Pattern.MULTILINE);
+    private static final Pattern LABEL = Pattern.compile("([a-z_]+)=\"([^\"]*)\"");
+    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    @ConfigProperty(name = "ratelimit.redis.uri")
+    String redisUri;
+
+    @TestHTTPResource("/")
+    URI root;
+
+    @Test
+    void aShadowRefusalMovesShadowRefusedByExactlyOneAndRefusesNothing() throws Exception {
+        String key = "shadow-" + UUID.randomUUID();
+        Map<String, Double> before = requests();
+
+        HttpResponse<String> first = get("todos/export", key);
+        HttpResponse<String> second = get("todos/export", key);
+
+        Map<String, Double> after = requests();
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(second.statusCode()).as("export (1 per 10 s) is in shadow mode: it never refuses").isEqualTo(200);
+        assertThat(second.headers().firstValue("RateLimit-Policy").orElse("")).doesNotContain("export");
+        assertThat(delta(before, after, "export", "shadow_refused")).isEqualTo(1);
+        assertThat(delta(before, after, "export", "allowed")).isEqualTo(1);
+        assertThat(delta(before, after, "export", "refused")).isZero();
+    }
+
+    @Test
+    void whileRedisDoesNotAnswerEveryRequestIsLetThroughAndCountedFailed() throws Exception {
+        int requests = 3;
+        get("todos/1", "warm-up-" + UUID.randomUUID()); // the connection to Redis is up
+        Map<String, Double> before = requests();
+        CompletableFuture<Object> frozen = new FrozenRedis(redisUri).freeze(3_000);
+        Thread.sleep(200); // DEBUG SLEEP has begun
+        for (int i = 0; i < requests; i++) {
+            HttpResponse<String> response = get("todos/1", "outage-" + UUID.randomUUID());
+            assertThat(response.statusCode()).as("on-failure=allow lets request %d through", i).isEqualTo(200);
+        }
+        Map<String, Double> after = requests();
+        assertThat(frozen.get(10, TimeUnit.SECONDS)).isEqualTo("OK");
+
+        assertThat(delta(before, after, "module", "failed")).isEqualTo(requests);
+        assertThat(delta(before, after, "module", "allowed")).as("the store decided nothing").isZero();
+        assertThat(delta(before, after, "module", "uncounted")).as("counted once, as failed").isZero();
+    }
+
+    /** {@code ratelimit_requests_total} by "policy/outcome/plan". */
+    private Map<String, Double> requests() throws Exception {
+        HttpResponse<String> scrape = CLIENT.send(HttpRequest.newBuilder(root.resolve("q/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(scrape.statusCode()).isEqualTo(200);
+        Map<String, Double> series = new HashMap<>();
+        Matcher sample = SAMPLE.matcher(scrape.body());
+        while (sample.find()) {
+            Map<String, String> labels = new HashMap<>();
+            Matcher label = LABEL.matcher(sample.group(1));
+            while (label.find()) {
+                labels.put(label.group(1), label.group(2));
+            }
+            series.put(labels.get("ratelimit_policy") + "/" + labels.get("ratelimit_outcome") + "/"
+                    + labels.get("ratelimit_plan"), Double.parseDouble(sample.group(2)));
+        }
+        assertThat(series).as("the scrape has ratelimit_requests_total").isNotEmpty();
+        return series;
+    }
+
+    private static double delta(Map<String, Double> before, Map<String, Double> after, String policy, String outcome) {
+        String series = policy + "/" + outcome + "/none";
+        return after.getOrDefault(series, 0.0) - before.getOrDefault(series, 0.0);
+    }
+
+    private HttpResponse<String> get(String path, String key) throws Exception {
+        return CLIENT.send(HttpRequest.newBuilder(root.resolve(path)).header("X-Api-Key", key)
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+}
