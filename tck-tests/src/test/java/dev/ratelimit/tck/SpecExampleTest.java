@@ -26,8 +26,29 @@ class SpecExampleTest extends TckTestBase {
     /** Sent this long after the first reply arrived, so the server surely sees 18 s or more have passed. */
     private static final Duration MARGIN = Duration.ofMillis(50);
 
+    /**
+     * Attempts at the sequence, each with a fresh caller: an attempt whose round trips were too slow to pin the
+     * server-side interval (a pause of the server or of this JVM, which shares the machine with the rest of the
+     * suite) proves nothing either way and is run again; every attempt that can be judged is asserted in full.
+     */
+    private static final int ATTEMPTS = 3;
+
     @Test
     void fourthRequestEighteenSecondsAfterTheFirstIsToldToRetryInFortyTwoSeconds() {
+        long slowest = 0;
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            long elapsed = attempt();
+            if (elapsed < 0) {
+                return;
+            }
+            slowest = Math.max(slowest, elapsed);
+        }
+        assertThat(slowest).as("test timing: in %d attempts the round trips were never fast enough to pin the "
+                + "server-side interval below 19 s", ATTEMPTS).isLessThan(NINETEEN_SECONDS.toNanos());
+    }
+
+    /** One attempt: -1 when it was judged (and passed), else the interval that was too wide to judge. */
+    private long attempt() {
         // Warm the path up on another partition, so the first request's round trip (which bounds the
         // uncertainty about when the server counted it) is short.
         server.withFreshKey().get(TODOS).assertStatus(200);
@@ -71,8 +92,9 @@ class SpecExampleTest extends TckTestBase {
         long mostElapsed = fourth.receivedNanos() - first.sentNanos();
         assertThat(leastElapsed).as("test timing: the server saw at least 18 s between first and fourth")
                 .isGreaterThanOrEqualTo(EIGHTEEN_SECONDS.toNanos());
-        assertThat(mostElapsed).as("test timing: round trips too slow to pin the server-side interval below 19 s")
-                .isLessThan(NINETEEN_SECONDS.toNanos());
+        if (mostElapsed >= NINETEEN_SECONDS.toNanos()) {
+            return mostElapsed; // round trips too slow to pin the server-side interval below 19 s: not judged
+        }
 
         fourth.assertRefusedBy(DEFAULT);
         assertThat(fourth.retryAfter()).as("Retry-After of %s", fourth).isEqualTo(42);
@@ -87,5 +109,6 @@ class SpecExampleTest extends TckTestBase {
             assertThat(fourth.canonical(RateLimitHeaders.POLICY)).isEqualTo("\"default\";q=3;w=60");
             assertThat(fourth.canonical(RateLimitHeaders.RATE_LIMIT)).isEqualTo("\"default\";r=0;t=42");
         }
+        return -1;
     }
 }
