@@ -60,7 +60,7 @@ public class RateLimitRuntime {
                 .partitioner(unproxied(partitioner))
                 .planResolver(unproxied(planResolver))
                 .metrics(recorder)
-                .localClock(configuration.clock())
+                .clock(configuration.clock())
                 .build();
         if (store instanceof InProcessRateLimitStore inProcess && settings.enabled()) {
             recorder.counts(inProcess::trackedCounts, inProcess.maxTrackedPartitions());

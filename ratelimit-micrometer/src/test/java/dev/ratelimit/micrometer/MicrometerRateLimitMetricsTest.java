@@ -302,7 +302,7 @@ class MicrometerRateLimitMetricsTest {
     }
 
     private EngineBuilder builder(RateLimitStore store, RateLimitMetrics recorder) {
-        return settings -> RateLimitEngine.builder(settings, store).metrics(recorder).localClock(clock).build();
+        return settings -> RateLimitEngine.builder(settings, store).metrics(recorder).clock(clock).build();
     }
 
     @FunctionalInterface

@@ -83,7 +83,7 @@ class OpenTelemetryRateLimitMetricsTest {
     void theInstrumentsHaveTheSpecifiedNamesKindsAndUnits() {
         InProcessRateLimitStore store = new InProcessRateLimitStore(50, clock);
         RateLimitEngine engine = RateLimitEngine.builder(settings("ratelimit.max-tracked-partitions", "50"), store)
-                .metrics(metrics).localClock(clock).build();
+                .metrics(metrics).clock(clock).build();
         metrics.counts(store::trackedCounts, store.maxTrackedPartitions());
         BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 3, 60)));
         for (int i = 0; i < 7; i++) {
@@ -121,7 +121,7 @@ class OpenTelemetryRateLimitMetricsTest {
     void shadowRefusalsAndUncountedRequestsHaveTheirOwnOutcomes() {
         RateLimitEngine engine = RateLimitEngine.builder(
                 settings("ratelimit.limits.default.mode", "shadow", "ratelimit.max-tracked-partitions", "1"),
-                new InProcessRateLimitStore(1, clock)).metrics(metrics).localClock(clock).build();
+                new InProcessRateLimitStore(1, clock)).metrics(metrics).clock(clock).build();
         BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 1, 60)));
 
         decide(engine, limits, "a");
@@ -313,7 +313,7 @@ class OpenTelemetryRateLimitMetricsTest {
     private RateLimitEngine engine(String... config) {
         return RateLimitEngine.builder(settings(config),
                         new InProcessRateLimitStore(InProcessRateLimitStore.DEFAULT_MAX_TRACKED_PARTITIONS, clock))
-                .metrics(metrics).localClock(clock).build();
+                .metrics(metrics).clock(clock).build();
     }
 
     static RateLimitSettings settings(String... keysAndValues) {

@@ -582,7 +582,7 @@ public final class RateLimitEngine {
          * counts on it, and the once-a-minute log lines (shadow limits, plan resolver) are spaced by it. Default
          * {@code System::nanoTime}; the store's own clock is the store's business.
          */
-        public Builder localClock(LongSupplier clock) {
+        public Builder clock(LongSupplier clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;
         }

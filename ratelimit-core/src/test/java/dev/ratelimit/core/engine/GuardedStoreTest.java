@@ -412,7 +412,7 @@ class GuardedStoreTest {
         config[2] = "ratelimit.store.on-failure";
         config[3] = onFailure;
         System.arraycopy(more, 0, config, 4, more.length);
-        RateLimitEngine engine = RateLimitEngine.builder(settings(config), store).metrics(metrics).localClock(clock).build();
+        RateLimitEngine engine = RateLimitEngine.builder(settings(config), store).metrics(metrics).clock(clock).build();
         assertThat(engine.decidesAtOnce()).isFalse();
         return engine;
     }

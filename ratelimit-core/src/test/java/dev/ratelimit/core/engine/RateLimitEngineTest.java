@@ -908,7 +908,7 @@ class RateLimitEngineTest {
     }
 
     private RateLimitEngine.Builder builder(String... config) {
-        return RateLimitEngine.builder(settings(config), store).metrics(metrics).localClock(clock);
+        return RateLimitEngine.builder(settings(config), store).metrics(metrics).clock(clock);
     }
 
     static RateLimitSettings settings(String... keysAndValues) {
