@@ -40,16 +40,8 @@ public class MicrometerRateLimitMetrics implements RateLimitMetrics {
 
     private static final System.Logger LOG = System.getLogger("dev.ratelimit");
 
-    /**
-     * The histogram buckets of {@value RateLimitMetrics#STORE_DURATION}: from 10 µs (the in-process store
-     * decides in well under that) to 2.5 s (past any sensible {@code ratelimit.store.timeout-millis}), so that
-     * {@code histogram_quantile} can tell a healthy Redis round trip (sub-millisecond on a LAN) from a timeout.
-     */
-    public static final List<Duration> DURATION_BUCKETS = List.of(
-            Duration.ofNanos(10_000), Duration.ofNanos(50_000), Duration.ofNanos(100_000), Duration.ofNanos(250_000),
-            Duration.ofNanos(500_000), Duration.ofMillis(1), Duration.ofNanos(2_500_000), Duration.ofMillis(5),
-            Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100),
-            Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofMillis(2_500));
+    /** The histogram buckets of {@value RateLimitMetrics#STORE_DURATION}: {@link RateLimitMetrics#STORE_DURATION_BUCKETS}. */
+    public static final List<Duration> DURATION_BUCKETS = STORE_DURATION_BUCKETS;
 
     @Inject
     Instance<MeterRegistry> registries;

@@ -1,17 +1,18 @@
 package dev.ratelimit.micrometer;
 
+import static dev.ratelimit.core.testing.EngineFixtures.failing;
+import static dev.ratelimit.core.testing.EngineFixtures.limit;
+import static dev.ratelimit.core.testing.EngineFixtures.settings;
+import static dev.ratelimit.core.testing.EngineFixtures.silent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.core.RateLimitCaller;
 import dev.ratelimit.core.RateLimitDecision;
-import dev.ratelimit.core.RateLimitPolicy;
-import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimitStoreException;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.BoundLimits;
-import dev.ratelimit.core.engine.DeclaredLimit;
 import dev.ratelimit.core.engine.NamedLimit;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
@@ -32,8 +33,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -314,64 +313,12 @@ class MicrometerRateLimitMetricsTest {
         }
     }
 
-    static RateLimitSettings settings(String... keysAndValues) {
-        Map<String, String> values = new TreeMap<>();
-        for (int i = 0; i < keysAndValues.length; i += 2) {
-            values.put(keysAndValues[i], keysAndValues[i + 1]);
-        }
-        return RateLimitSettings.of(values);
-    }
-
-    static DeclaredLimit limit(String name, int permitLimit, int windowSeconds) {
-        return new DeclaredLimit(new RateLimitPolicy(name, permitLimit, windowSeconds), 1, "@RateLimit");
-    }
-
     private static RateLimitDecision decide(RateLimitEngine engine, BoundLimits limits, String partition) {
         return engine.decideNow(engine.ledger(partition), limits);
     }
 
     private static RateLimitDecision decide(RateLimitEngine engine, BoundLimits limits, RateLimitCaller caller) {
         return engine.decideNow(engine.ledger(caller, null), limits);
-    }
-
-    /** A store whose every call fails at once. */
-    static RateLimitStore failing() {
-        return new RateLimitStore() {
-            @Override
-            public CompletionStage<RateLimitDecision> acquire(String partition, RateLimitRequest request, int multiple) {
-                return CompletableFuture.failedFuture(new IllegalStateException("down"));
-            }
-
-            @Override
-            public CompletionStage<Void> release(RateLimitDecision decision) {
-                return CompletableFuture.completedFuture(null);
-            }
-
-            @Override
-            public String storeName() {
-                return "failing";
-            }
-        };
-    }
-
-    /** A store that never answers. */
-    static RateLimitStore silent() {
-        return new RateLimitStore() {
-            @Override
-            public CompletionStage<RateLimitDecision> acquire(String partition, RateLimitRequest request, int multiple) {
-                return new CompletableFuture<>();
-            }
-
-            @Override
-            public CompletionStage<Void> release(RateLimitDecision decision) {
-                return CompletableFuture.completedFuture(null);
-            }
-
-            @Override
-            public String storeName() {
-                return "silent";
-            }
-        };
     }
 
     private static long allocatedBytes() {

@@ -47,11 +47,10 @@ public class OpenTelemetryRateLimitMetrics implements RateLimitMetrics {
 
     /**
      * The explicit bucket boundaries of {@value RateLimitMetrics#STORE_DURATION}, in seconds (the SDK's default
-     * boundaries are meant for milliseconds): 10 µs to 2.5 s, the same as ratelimit-micrometer's.
+     * boundaries are meant for milliseconds): {@link RateLimitMetrics#STORE_DURATION_BUCKETS}.
      */
-    public static final List<Double> DURATION_BUCKETS = List.of(
-            0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
-            0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5);
+    public static final List<Double> DURATION_BUCKETS = STORE_DURATION_BUCKETS.stream()
+            .map(bucket -> bucket.toNanos() / 1e9).toList();
 
     static final AttributeKey<String> POLICY_KEY = AttributeKey.stringKey(POLICY);
     static final AttributeKey<String> OUTCOME_KEY = AttributeKey.stringKey(OUTCOME);

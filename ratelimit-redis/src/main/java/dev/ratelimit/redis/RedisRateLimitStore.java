@@ -38,6 +38,8 @@ import java.util.function.LongSupplier;
  *
  * <p>Failures: a call that Redis does not answer within the timeout fails (Lettuce's command timeout is
  * the timeout: commands never pile up behind a Redis that hangs); while disconnected, calls fail at once.
+ * Under the engine, give this store a timeout longer than the engine's own, so that an answer arriving after
+ * the engine gave up still reaches the engine, which then gives its permits back.
  * The engine's failure policy ({@code ratelimit.store.on-failure}) decides what a request then gets, and
  * logs the outage. Lettuce reconnects by itself; an application never needs a restart.
  *
@@ -326,9 +328,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
         }
 
         /**
-         * The longest Redis may take to answer a command, positive; give it the engine's
-         * {@code ratelimit.store.timeout-millis}, so that commands never pile up behind a Redis that hangs.
-         * Default 250 ms.
+         * The longest Redis may take to answer a command, positive: commands never pile up behind a Redis that
+         * hangs. Under the engine, longer than its {@code ratelimit.store.timeout-millis} (see the class
+         * comment). Default 250 ms.
          */
         public Builder timeout(Duration timeout) {
             if (timeout.isNegative() || timeout.isZero()) {

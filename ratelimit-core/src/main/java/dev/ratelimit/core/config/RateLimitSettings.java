@@ -324,23 +324,22 @@ public final class RateLimitSettings {
                 longest = plan; // "gold.v2" before "gold": plan names may contain dots
             }
         }
-        for (Plan plan : longest == null ? List.<Plan>of() : List.of(longest)) {
-            String prefix = PLANS + "." + plan.name() + ".";
-            String rest = key.substring(prefix.length());
-            if (rest.equals("role")) {
-                return null;
-            }
-            if (rest.startsWith("limits.")) {
-                String name = limitName(rest.substring("limits.".length()));
-                if (name == null) {
-                    return key + " is not a setting: a plan's limit takes " + String.join(", ", LIMIT_PROPERTIES);
-                }
-                return known.contains(name) ? null : key + " names the limit \"" + name
-                        + "\", which no @RateLimit, global limit or configuration declares";
-            }
-            return key + " is not a setting of the plan \"" + plan.name() + "\" (role, limits.<name>.*)";
+        if (longest == null) {
+            return key + " names a plan that " + PLANS + " does not list (" + plans.stream().map(Plan::name).toList() + ")";
         }
-        return key + " names a plan that " + PLANS + " does not list (" + plans.stream().map(Plan::name).toList() + ")";
+        String rest = key.substring((PLANS + "." + longest.name() + ".").length());
+        if (rest.equals("role")) {
+            return null;
+        }
+        if (rest.startsWith("limits.")) {
+            String name = limitName(rest.substring("limits.".length()));
+            if (name == null) {
+                return key + " is not a setting: a plan's limit takes " + String.join(", ", LIMIT_PROPERTIES);
+            }
+            return known.contains(name) ? null : key + " names the limit \"" + name
+                    + "\", which no @RateLimit, global limit or configuration declares";
+        }
+        return key + " is not a setting of the plan \"" + longest.name() + "\" (role, limits.<name>.*)";
     }
 
     private List<String> keyList() {

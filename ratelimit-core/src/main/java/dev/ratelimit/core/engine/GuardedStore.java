@@ -32,8 +32,8 @@ import java.util.function.LongSupplier;
  *
  * <p>A store that never answers costs one timer (the JDK's shared delay scheduler of
  * {@link CompletableFuture#orTimeout}), not a thread. A store that answers after the timeout has its permits
- * given back at once: the policy decided that call, so the store's late decision must not stay spent. The in-process store answers at once: it is called
- * without a stage ({@link #decideNow}).
+ * given back at once: the policy decided that call, so the store's late decision must not stay spent. The
+ * in-process store answers at once: it is called without a stage ({@link #decideNow}).
  *
  * <p>A decision the policy made ({@code allow} or {@code local}) answers a twin of the request: the same
  * limits bound to the local store. That tells {@link #release} where to give back, and the engine which

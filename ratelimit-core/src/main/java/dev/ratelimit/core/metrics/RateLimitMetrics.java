@@ -1,5 +1,7 @@
 package dev.ratelimit.core.metrics;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
@@ -23,6 +25,17 @@ public interface RateLimitMetrics {
     String STORE = "ratelimit.store";
     /** The {@value #PLAN} of callers in no plan. */
     String NO_PLAN = "none";
+
+    /**
+     * The histogram buckets of {@value #STORE_DURATION}, for every metrics library: from 10 µs (the in-process
+     * store decides in well under that) to 2.5 s (past any sensible {@code ratelimit.store.timeout-millis}), so
+     * that a quantile can tell a healthy Redis round trip (sub-millisecond on a LAN) from a timeout.
+     */
+    List<Duration> STORE_DURATION_BUCKETS = List.of(
+            Duration.ofNanos(10_000), Duration.ofNanos(50_000), Duration.ofNanos(100_000), Duration.ofNanos(250_000),
+            Duration.ofNanos(500_000), Duration.ofMillis(1), Duration.ofNanos(2_500_000), Duration.ofMillis(5),
+            Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100),
+            Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofMillis(2_500));
 
     /** The outcome of one limit for one call. */
     enum Outcome {

@@ -59,8 +59,8 @@ public record RedisSettings(String uri, boolean cluster, String keyPrefix) {
     }
 
     /**
-     * A store with these settings; {@code timeout} is the engine's store timeout, so that Lettuce gives up on
-     * a command when the engine does.
+     * A store with these settings; {@code timeout} is how long Lettuce waits for a command ({@link
+     * RedisStoreProducer} gives it longer than the engine's store timeout).
      */
     public RedisRateLimitStore.Builder storeBuilder(Duration timeout) {
         return RedisRateLimitStore.builder(uri).cluster(cluster).timeout(timeout).keyPrefix(keyPrefix);

@@ -17,8 +17,8 @@ import jakarta.ws.rs.ext.Provider;
  * and {@code JsonMappingException} itself (to a {@code text/plain} 400), RESTEasy on Open Liberty and Jersey on
  * Payara with a bundled provider not at all (a 500 from the container). A mapper of the exact exception type
  * wins over those (Jakarta REST chooses the nearest type first, then the priority: these come first), hence
- * one per type here. Being a mapped
- * response, the 400 still carries the rate-limit headers of what the request spent.
+ * one per type here. Being a mapped response, the 400 still carries the rate-limit headers of what the request
+ * spent.
  */
 public final class JsonBodyExceptionMapper {
 
