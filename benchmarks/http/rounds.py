@@ -110,14 +110,26 @@ def wait_ready(proc, port, path, timeout=120):
     raise RuntimeError(f"server on port {port} not ready in {timeout} s")
 
 
-def wrk(port, path, mode, args):
+def cpu_ticks(pid):
+    """User + system CPU of a process so far, in clock ticks (its threads included: JIT and GC too)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def wrk(port, path, mode, args, pid=None):
     env = dict(os.environ, WRK_KEYS=str(args.keys), WRK_MODE=mode, WRK_PATH=path)
     cmd = ["taskset", "-c", args.client_cpu, "wrk", f"-t{args.threads}", f"-c{args.connections}",
            f"-d{args.duration}s", "-s", LUA, f"http://127.0.0.1:{port}{path}"]
+    before = cpu_ticks(pid) if pid else None
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
+    after = cpu_ticks(pid) if pid else None
     line = [l for l in out.splitlines() if l.startswith("{")][-1]
     result = json.loads(line)
     result["rps"] = result["requests"] / (result["duration_us"] / 1e6)
+    if pid:
+        # the server's CPU per answered request: throughput's other face, less moved by what else runs on its core
+        result["server_cpu_us_per_request"] = (after - before) / os.sysconf("SC_CLK_TCK") * 1e6 / result["requests"]
     if result["non2xx"] or result["socket_errors"]:
         raise RuntimeError(f"wrk saw {result['non2xx']} non-2xx answers and {result['socket_errors']} socket errors: "
                            f"every limit must be out of reach and every request answered\n{out}")
@@ -165,6 +177,7 @@ def main():
             result["redis"] = {"port": redis_port, "version": subprocess.run(["redis-server", "--version"],
                                                                             capture_output=True, text=True).stdout.strip()}
         ports = {}
+        pids = {}
         for name, server in spec["servers"].items():
             port = free_port()
             cmd = list(server["cmd"])
@@ -178,6 +191,7 @@ def main():
             started.append(proc)
             headers = wait_ready(proc, port, server["path"])
             ports[name] = port
+            pids[name] = proc.pid
             rate_headers = {k: v for k, v in headers.items() if k.lower().startswith("ratelimit")}
             result["servers"][name] = {"command": " ".join(full), "pid": proc.pid, "port": port,
                                        "log": os.path.join(logs, f"{name}.log"),
@@ -190,19 +204,19 @@ def main():
             measurements = [m for m in measurements if m[0] in keep]
         for w in range(args.warmup_rounds):
             for name, server, mode in measurements:
-                r = wrk(ports[server], spec["servers"][server]["path"], mode, args)
+                r = wrk(ports[server], spec["servers"][server]["path"], mode, args, pids[server])
                 r.update(round=w, measurement=name, load=loadavg())
                 result["warmup"].append(r)
-                print(f"warm-up {w} {name:10s} {r['rps']:9.0f} req/s  p50 {r['p50_us']} us  p99 {r['p99_us']} us  "
+                print(f"warm-up {w} {name:10s} {r['rps']:9.0f} req/s  cpu {r['server_cpu_us_per_request']:5.1f} us/req  p50 {r['p50_us']} us  p99 {r['p99_us']} us  "
                       f"load {r['load'][0]}", flush=True)
         for rnd in range(args.rounds):
             order = measurements[rnd % len(measurements):] + measurements[:rnd % len(measurements)]
             for name, server, mode in order:
                 load = loadavg()
-                r = wrk(ports[server], spec["servers"][server]["path"], mode, args)
+                r = wrk(ports[server], spec["servers"][server]["path"], mode, args, pids[server])
                 r.update(round=rnd, measurement=name, load=load)
                 result["rounds"].append(r)
-                print(f"round {rnd} {name:10s} {r['rps']:9.0f} req/s  p50 {r['p50_us']} us  p99 {r['p99_us']} us  "
+                print(f"round {rnd} {name:10s} {r['rps']:9.0f} req/s  cpu {r['server_cpu_us_per_request']:5.1f} us/req  p50 {r['p50_us']} us  p99 {r['p99_us']} us  "
                       f"load {load[0]}", flush=True)
         for name in ports:
             try:
@@ -243,6 +257,7 @@ def summarize(result, spec):
             "rps_median": statistics.median(rps), "rps_min": min(rps), "rps_max": max(rps),
             "p50_us_median": statistics.median(r["p50_us"] for r in runs),
             "p99_us_median": statistics.median(r["p99_us"] for r in runs),
+            "server_cpu_us_per_request_median": statistics.median(r["server_cpu_us_per_request"] for r in runs),
         }
     for a, b in spec["ratios"]:
         if a not in by or b not in by:

@@ -5,7 +5,8 @@ import jakarta.enterprise.context.RequestScoped;
 
 /**
  * Carries the request's ledger from the Jakarta REST filters to the interceptor and the programmatic API,
- * which see the request only through CDI.
+ * which see the request only through CDI, when the request may leave the thread of its filters
+ * ({@link RequestLedgers}).
  */
 @RequestScoped
 public class LedgerHolder {

@@ -10,7 +10,6 @@ import dev.ratelimit.core.metrics.RateLimitMetrics;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.context.ContextNotActiveException;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
@@ -23,7 +22,8 @@ import java.util.function.LongSupplier;
 /**
  * What the integrations share, made once when the application starts: the {@link RateLimitEngine} (on the
  * store, partitioner, plan resolver and metrics beans in use), the settings, and the request's ledger as CDI
- * sees it. Looked up once per deployment, never per request.
+ * sees it. Looked up once per deployment, never per request: an adapter keeps what it hands out (a Weld
+ * client proxy returns itself for a method that returns {@code this}, so the instance cannot be handed out).
  */
 @ApplicationScoped
 public class RateLimitRuntime {
@@ -49,6 +49,7 @@ public class RateLimitRuntime {
     @Inject
     LedgerHolder ledgerHolder;
 
+    private RequestLedgers ledgers;
     private RateLimitEngine engine;
     private final AtomicBoolean checked = new AtomicBoolean();
 
@@ -56,6 +57,8 @@ public class RateLimitRuntime {
     void start() {
         RateLimitSettings settings = configuration.settings();
         RateLimitMetrics recorder = metrics();
+        ledgers = new RequestLedgers(ledgerHolder,
+                RequestLedgers.contextFollowsTheRequest(RateLimitRuntime.class.getClassLoader()));
         engine = RateLimitEngine.builder(settings, store)
                 .partitioner(unproxied(partitioner))
                 .planResolver(unproxied(planResolver))
@@ -85,14 +88,6 @@ public class RateLimitRuntime {
         return found.size() == 1 ? found.get(0) : new CompositeMetrics(found);
     }
 
-    /**
-     * This runtime itself rather than its client proxy, for an adapter that calls it on every request (a
-     * client proxy looks the instance up in a thread-local on each call). It lives as long as the application.
-     */
-    public RateLimitRuntime unproxied() {
-        return this;
-    }
-
     /** The one request path. */
     public RateLimitEngine engine() {
         return engine;
@@ -109,21 +104,12 @@ public class RateLimitRuntime {
 
     /** The current request's ledger; null outside a request or before the filters made one. */
     public RequestLedger currentLedger() {
-        try {
-            return ledgerHolder.ledger();
-        } catch (ContextNotActiveException e) {
-            return null;
-        }
+        return ledgers.current();
     }
 
-    /** Makes {@code ledger} the current request's; false when no request context is active. */
-    public boolean publish(RequestLedger ledger) {
-        try {
-            ledgerHolder.ledger(ledger);
-            return true;
-        } catch (ContextNotActiveException e) {
-            return false;
-        }
+    /** How the request's ledger reaches the interceptor and the programmatic API; the filters publish it there. */
+    public RequestLedgers ledgers() {
+        return ledgers;
     }
 
     /**
@@ -150,11 +136,6 @@ public class RateLimitRuntime {
         if (!checked.get() && checked.compareAndSet(false, true)) {
             warn(engine.unknownKeyWarnings());
         }
-    }
-
-    /** True once the configuration has been checked against every declaration. */
-    public boolean configurationChecked() {
-        return checked.get();
     }
 
     private static void warn(List<String> warnings) {

@@ -76,10 +76,11 @@ public class RateLimitFeature implements DynamicFeature {
             synchronized (this) {
                 d = deployment;
                 if (d == null) {
-                    // the instance, not its client proxy: the filters call it on every request
-                    RateLimitRuntime runtime = CDI.current().select(RateLimitRuntime.class).get().unproxied();
+                    // a client proxy: the filters call it once, and per request only what it hands out (the engine,
+                    // the ledgers), which are plain objects
+                    RateLimitRuntime runtime = CDI.current().select(RateLimitRuntime.class).get();
                     d = new Deployment(runtime, ApplicationLocator.moduleClass(configuration), new DeferredRefusalFilter(),
-                            new HeaderFilter(runtime.engine()));
+                            new HeaderFilter(runtime));
                     deployment = d;
                 }
             }

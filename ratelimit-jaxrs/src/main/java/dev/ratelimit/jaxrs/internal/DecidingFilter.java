@@ -2,6 +2,7 @@ package dev.ratelimit.jaxrs.internal;
 
 import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.cdi.RateLimitRuntime;
+import dev.ratelimit.cdi.RequestLedgers;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitStoreException;
 import dev.ratelimit.core.engine.BoundLimits;
@@ -10,8 +11,14 @@ import dev.ratelimit.core.engine.RequestLedger;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.container.Suspended;
+import jakarta.ws.rs.sse.SseEventSink;
 import java.lang.reflect.Method;
+import java.lang.reflect.Parameter;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
 
 /**
  * Decides the limits of one resource method in one scope: a thin adapter over the engine. Holds what was
@@ -29,10 +36,17 @@ import java.util.concurrent.CompletableFuture;
 public abstract sealed class DecidingFilter implements ContainerRequestFilter
         permits DecidingFilter.TransportScope, DecidingFilter.PrincipalScope {
 
+    /** Return types of methods whose work goes on after they return, besides stages and futures. */
+    private static final Set<String> ASYNC_TYPES = Set.of("io.smallrye.mutiny.Uni", "io.smallrye.mutiny.Multi",
+            "org.reactivestreams.Publisher", "java.util.concurrent.Flow$Publisher");
+
     private final RateLimitRuntime runtime;
     private final RateLimitEngine engine;
+    private final RequestLedgers ledgers;
     private final Method resourceMethod;
     private final BoundLimits limits;
+    private final boolean sameThread;
+    private boolean deploymentCompleted;
 
     /** The deciding filter of {@code scope}, of the class of that scope. */
     public static DecidingFilter of(RateLimitScope scope, RateLimitRuntime runtime, Method resourceMethod,
@@ -46,20 +60,43 @@ public abstract sealed class DecidingFilter implements ContainerRequestFilter
     private DecidingFilter(RateLimitRuntime runtime, Method resourceMethod, BoundLimits limits) {
         this.runtime = runtime;
         this.engine = runtime.engine();
+        this.ledgers = runtime.ledgers();
         this.resourceMethod = resourceMethod;
         this.limits = limits;
+        this.sameThread = engine.decidesAtOnce() && servedOnTheFilterThread(resourceMethod);
+    }
+
+    /**
+     * False for a method that may go on after it returns, on another thread (it returns a stage or a
+     * stream, suspends an {@code AsyncResponse}, or takes an SSE sink): its request's ledger must travel
+     * with the request context.
+     */
+    static boolean servedOnTheFilterThread(Method method) {
+        Class<?> returned = method.getReturnType();
+        if (CompletionStage.class.isAssignableFrom(returned) || Future.class.isAssignableFrom(returned)
+                || ASYNC_TYPES.contains(returned.getName())) {
+            return false;
+        }
+        for (Parameter p : method.getParameters()) {
+            if (p.isAnnotationPresent(Suspended.class) || SseEventSink.class.isAssignableFrom(p.getType())) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override
     public void filter(ContainerRequestContext request) {
-        if (!runtime.configurationChecked()) {
-            runtime.deploymentComplete(); // every resource method is bound once the first request arrives
+        if (!deploymentCompleted) {
+            // every resource method is bound once the first request arrives; idempotent, so a race is harmless
+            runtime.deploymentComplete();
+            deploymentCompleted = true;
         }
         RequestLedger ledger = Ledgers.of(request);
         if (ledger == null) {
             ledger = engine.ledger(new RequestCaller(request), resourceMethod);
             request.setProperty(Ledgers.PROPERTY, ledger);
-            runtime.publish(ledger);
+            ledgers.publish(ledger, sameThread);
         }
         if (limits.isEmpty()) {
             return;

@@ -1,5 +1,7 @@
 package dev.ratelimit.jaxrs.internal;
 
+import dev.ratelimit.cdi.RateLimitRuntime;
+import dev.ratelimit.cdi.RequestLedgers;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import dev.ratelimit.core.headers.RateLimitHeaders;
@@ -11,16 +13,19 @@ import jakarta.ws.rs.core.MultivaluedMap;
 /**
  * Ends a limited request: gives back its permits when it was refused (a 429, or another filter's refusal:
  * either way it spends nothing), and writes the rate-limit headers ({@link RateLimitHeaders}) on every
- * response the limiter reached, except another filter's refusal.
+ * response the limiter reached, except another filter's refusal. From here on the ledger is no longer the
+ * thread's ({@link RequestLedgers#withdraw}).
  */
 public final class HeaderFilter implements ContainerResponseFilter {
 
     private static final int TOO_MANY_REQUESTS = 429;
 
+    private final RequestLedgers ledgers;
     private final RateLimitEngine engine;
 
-    public HeaderFilter(RateLimitEngine engine) {
-        this.engine = engine;
+    public HeaderFilter(RateLimitRuntime runtime) {
+        this.ledgers = runtime.ledgers();
+        this.engine = runtime.engine();
     }
 
     @Override
@@ -29,6 +34,7 @@ public final class HeaderFilter implements ContainerResponseFilter {
         if (ledger == null) {
             return;
         }
+        ledgers.withdraw(ledger);
         if (ledger.refusal() != null) {
             if (response.getStatus() >= 400) {
                 engine.giveBack(ledger);
