@@ -10,8 +10,8 @@ import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
-import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.container.Suspended;
+import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.sse.SseEventSink;
 import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
@@ -23,7 +23,8 @@ import java.util.concurrent.Future;
 /**
  * Decides the limits of one resource method in one scope: a thin adapter over the engine. Holds what was
  * bound at deployment; per request it makes the request's ledger (the first filter of the library to run:
- * the partition is chosen once) and asks the engine to decide, at once for the in-process store. A remote
+ * the partition is chosen once), publishes it for the interceptor and the programmatic API
+ * ({@link RequestLedgers}), and asks the engine to decide, at once for the in-process store. A remote
  * store's answer is waited for without holding the thread where the runtime can suspend a request filter
  * (Quarkus REST, on its I/O thread), else on the worker thread, at most the store timeout. A refusal is
  * not answered here: {@link DeferredRefusalFilter} answers it after every other request filter had its say.
