@@ -4,6 +4,8 @@
     python3 benchmarks/http/rounds.py example --out benchmarks/results/http-example.json
     python3 benchmarks/http/rounds.py redis   --out benchmarks/results/http-redis.json
     python3 benchmarks/http/rounds.py quarkus --out benchmarks/results/http-quarkus.json
+    python3 benchmarks/http/rounds.py jars --jar before=/tmp/old/todos.jar --jar after=examples/todos/target/todos.jar \
+        --out benchmarks/results/http-jars.json
 
 Every server of the experiment is started at once, pinned to core 0 (taskset -c 0); wrk runs pinned to
 core 1, one measurement at a time, the others idle. Each request carries the next of --keys caller keys
@@ -39,9 +41,19 @@ def quarkus_jar(app):
     return f"benchmarks/quarkus/{app}/target/quarkus-app/quarkus-run.jar"
 
 
-def experiments(redis_port):
-    todos = lambda *props: ["java", *OUT_OF_REACH, *props, "-jar", TODOS_JAR]
+def experiments(redis_port, jars=()):
+    todos = lambda *props, jar=TODOS_JAR: ["java", *OUT_OF_REACH, *props, "-jar", jar]
+    named = [j.split("=", 1) for j in jars]
     return {
+        "jars": {
+            "what": "builds of the example side by side (--jar NAME=PATH, each with its lib/ beside it), "
+                    "and the last one with ratelimit.enabled=false",
+            "servers": {**{name: {"cmd": todos(jar=jar), "path": "/todos/1"} for name, jar in named},
+                        **({"off": {"cmd": todos("-Dratelimit.enabled=false", jar=named[-1][1]), "path": "/todos/1"}}
+                           if named else {})},
+            "measurements": [(name, name, "key") for name in [*(n for n, _ in named), "off"]] if named else [],
+            "ratios": [(name, "off") for name, _ in named] + [(b, a) for (a, _), (b, _) in zip(named, named[1:])],
+        },
         "example": {
             "what": "examples/todos jar: GET /todos/1, ratelimit off vs as shipped (plans configured, metrics on)",
             "servers": {
@@ -138,7 +150,9 @@ def wrk(port, path, mode, args, pid=None):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("experiment", choices=["example", "redis", "quarkus"])
+    p.add_argument("experiment", choices=["example", "redis", "quarkus", "jars"])
+    p.add_argument("--jar", action="append", default=[],
+                   help="for 'jars': NAME=PATH of an example jar (its lib/ beside it); repeat, oldest first")
     p.add_argument("--out", required=True)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--warmup-rounds", type=int, default=4)
@@ -153,7 +167,7 @@ def main():
     args = p.parse_args()
 
     redis_port = free_port()
-    spec = experiments(redis_port)[args.experiment]
+    spec = experiments(redis_port, args.jar)[args.experiment]
     if not spec["servers"]:
         sys.exit("nothing to serve: build the servers first (RESULTS.md)")
     logs = tempfile.mkdtemp(prefix=f"rounds-{args.experiment}-")
