@@ -16,8 +16,14 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.container.AsyncResponse;
 import jakarta.ws.rs.container.Suspended;
 import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -79,6 +85,32 @@ class RequestLedgerReachTest {
                 // both limits of the one request, in order: joined, not decided apart
                 assertThat(header(response, "RateLimit")).as(path)
                         .isEqualTo("\"outer\";r=8;t=60, \"lookup\";r=4;t=60");
+            }
+        }
+    }
+
+    @Test
+    void concurrentRequestsEachSeeOnlyTheirOwnLedger() throws Exception {
+        try (Embedded app = app().start()) {
+            int callers = 64;
+            ExecutorService clients = Executors.newFixedThreadPool(16);
+            try {
+                List<Future<HttpResponse<String>>> answers = new ArrayList<>();
+                for (int i = 0; i < callers; i++) {
+                    String key = "concurrent-" + i;
+                    // two requests per caller, so the second one's counts show whether the first was its own
+                    answers.add(clients.submit(() -> {
+                        app.get("/reach/sync", "X-Api-Key", key);
+                        return app.get("/reach/sync", "X-Api-Key", key);
+                    }));
+                }
+                for (Future<HttpResponse<String>> answer : answers) {
+                    HttpResponse<String> response = answer.get(30, TimeUnit.SECONDS);
+                    assertThat(response.statusCode()).isEqualTo(200);
+                    assertThat(header(response, "RateLimit")).isEqualTo("\"outer\";r=7;t=60, \"lookup\";r=3;t=60");
+                }
+            } finally {
+                clients.shutdownNow();
             }
         }
     }
