@@ -12,6 +12,10 @@ import jakarta.enterprise.context.ContextNotActiveException;
  * the first deciding filter to the header filter: no bean per request. Any other request (a method that
  * returns a stage or suspends, a store that answers later, Quarkus, MicroProfile Context Propagation) has it
  * in the request-scoped {@link LedgerHolder}, which the request context carries wherever the request goes.
+ *
+ * <p>Left on purpose: a runtime may skip the response filters for an exception no mapper handles, and then the
+ * ledger stays on the thread until the next request's filters replace it. Code that runs on that thread in
+ * between, outside Jakarta REST and inside a request context, would find the ended request's ledger.
  */
 public final class RequestLedgers {
 
