@@ -129,23 +129,28 @@ def cpu_ticks(pid):
     return int(fields[11]) + int(fields[12])
 
 
-def wrk(port, path, mode, args, pid=None):
+def wrk(port, path, mode, args, pid):
     env = dict(os.environ, WRK_KEYS=str(args.keys), WRK_MODE=mode, WRK_PATH=path)
     cmd = ["taskset", "-c", args.client_cpu, "wrk", f"-t{args.threads}", f"-c{args.connections}",
            f"-d{args.duration}s", "-s", LUA, f"http://127.0.0.1:{port}{path}"]
-    before = cpu_ticks(pid) if pid else None
+    before = cpu_ticks(pid)
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
-    after = cpu_ticks(pid) if pid else None
+    after = cpu_ticks(pid)
     line = [l for l in out.splitlines() if l.startswith("{")][-1]
     result = json.loads(line)
     result["rps"] = result["requests"] / (result["duration_us"] / 1e6)
-    if pid:
-        # the server's CPU per answered request: throughput's other face, less moved by what else runs on its core
-        result["server_cpu_us_per_request"] = (after - before) / os.sysconf("SC_CLK_TCK") * 1e6 / result["requests"]
+    # the server's CPU per answered request: throughput's other face, less moved by what else runs on its core
+    result["server_cpu_us_per_request"] = (after - before) / os.sysconf("SC_CLK_TCK") * 1e6 / result["requests"]
     if result["non2xx"] or result["socket_errors"]:
         raise RuntimeError(f"wrk saw {result['non2xx']} non-2xx answers and {result['socket_errors']} socket errors: "
                            f"every limit must be out of reach and every request answered\n{out}")
     return result
+
+
+def line(r):
+    """One measurement, as printed while the experiment runs."""
+    return (f"{r['rps']:9.0f} req/s  cpu {r['server_cpu_us_per_request']:5.1f} us/req  p50 {r['p50_us']} us  "
+            f"p99 {r['p99_us']} us  load {r['load'][0]}")
 
 
 def main():
@@ -221,8 +226,7 @@ def main():
                 r = wrk(ports[server], spec["servers"][server]["path"], mode, args, pids[server])
                 r.update(round=w, measurement=name, load=loadavg())
                 result["warmup"].append(r)
-                print(f"warm-up {w} {name:10s} {r['rps']:9.0f} req/s  cpu {r['server_cpu_us_per_request']:5.1f} us/req  p50 {r['p50_us']} us  p99 {r['p99_us']} us  "
-                      f"load {r['load'][0]}", flush=True)
+                print(f"warm-up {w} {name:10s} {line(r)}", flush=True)
         for rnd in range(args.rounds):
             order = measurements[rnd % len(measurements):] + measurements[:rnd % len(measurements)]
             for name, server, mode in order:
@@ -230,8 +234,7 @@ def main():
                 r = wrk(ports[server], spec["servers"][server]["path"], mode, args, pids[server])
                 r.update(round=rnd, measurement=name, load=load)
                 result["rounds"].append(r)
-                print(f"round {rnd} {name:10s} {r['rps']:9.0f} req/s  cpu {r['server_cpu_us_per_request']:5.1f} us/req  p50 {r['p50_us']} us  p99 {r['p99_us']} us  "
-                      f"load {load[0]}", flush=True)
+                print(f"round {rnd} {name:10s} {line(r)}", flush=True)
         for name in ports:
             try:
                 result["servers"][name]["metrics_sample"] = metrics_sample(ports[name])

@@ -57,8 +57,7 @@ public class RateLimitRuntime {
     void start() {
         RateLimitSettings settings = configuration.settings();
         RateLimitMetrics recorder = metrics();
-        ledgers = new RequestLedgers(ledgerHolder,
-                RequestLedgers.contextFollowsTheRequest(RateLimitRuntime.class.getClassLoader()));
+        ledgers = new RequestLedgers(ledgerHolder, RequestLedgers.contextFollowsTheRequest());
         engine = RateLimitEngine.builder(settings, store)
                 .partitioner(unproxied(partitioner))
                 .planResolver(unproxied(planResolver))

@@ -31,9 +31,9 @@ public final class RequestLedgers {
     }
 
     /** True on a runtime whose request context may follow a request to other threads. */
-    static boolean contextFollowsTheRequest(ClassLoader loader) {
-        return present("io.quarkus.arc.Arc", loader) || present("io.vertx.core.Vertx", loader)
-                || present("org.eclipse.microprofile.context.ManagedExecutor", loader);
+    static boolean contextFollowsTheRequest() {
+        return OptionalClasses.present("io.quarkus.arc.Arc") || OptionalClasses.present("io.vertx.core.Vertx")
+                || OptionalClasses.present("org.eclipse.microprofile.context.ManagedExecutor");
     }
 
     /** The current request's ledger; null outside a request or before the filters made one. */
@@ -76,15 +76,6 @@ public final class RequestLedgers {
     public void withdraw(RequestLedger ledger) {
         if (ON_THREAD.get() == ledger) {
             ON_THREAD.set(null); // not remove(): the entry stays, so the next request's set is a write in place
-        }
-    }
-
-    private static boolean present(String className, ClassLoader loader) {
-        try {
-            Class.forName(className, false, loader);
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
         }
     }
 }

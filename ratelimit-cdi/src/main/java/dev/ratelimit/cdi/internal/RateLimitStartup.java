@@ -1,6 +1,7 @@
 package dev.ratelimit.cdi.internal;
 
 import dev.ratelimit.cdi.LimitResolver;
+import dev.ratelimit.cdi.OptionalClasses;
 import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.BoundLimits;
@@ -65,7 +66,7 @@ public class RateLimitStartup {
             LOG.log(Level.WARNING, "ratelimit: " + RateLimitSettings.TEST_MANUAL_CLOCK + "=true: limits count on a "
                     + "manual clock that only tests move; never set it in production");
         }
-        runtime.checkConfiguration(jaxrsPresent());
+        runtime.checkConfiguration(OptionalClasses.present(JAXRS_FEATURE));
     }
 
     private static String summary(RateLimitEngine engine, RateLimitSettings settings, Map<String, BoundLimits> limited) {
@@ -82,15 +83,6 @@ public class RateLimitStartup {
                                 + " " + settings.globalScope())
                 + "; limited CDI methods (Jakarta REST resource methods are bound as the application deploys): "
                 + methods;
-    }
-
-    private static boolean jaxrsPresent() {
-        try {
-            Class.forName(JAXRS_FEATURE, false, RateLimitStartup.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
-        }
     }
 
     private static boolean isBusinessMethod(Method method) {

@@ -1,5 +1,6 @@
 package dev.ratelimit.cdi.internal;
 
+import dev.ratelimit.cdi.OptionalClasses;
 import java.util.concurrent.Executor;
 
 /**
@@ -10,7 +11,7 @@ import java.util.concurrent.Executor;
  */
 final class Resumption {
 
-    private static final boolean VERTX = present("io.vertx.core.Vertx");
+    private static final boolean VERTX = OptionalClasses.present("io.vertx.core.Vertx");
 
     private Resumption() {
     }
@@ -18,14 +19,5 @@ final class Resumption {
     /** The caller's Vert.x context as an executor, or null (go on where the decision completes). */
     static Executor current() {
         return VERTX ? VertxContexts.current() : null;
-    }
-
-    private static boolean present(String className) {
-        try {
-            Class.forName(className, false, Resumption.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
-        }
     }
 }
