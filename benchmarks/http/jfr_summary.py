@@ -5,7 +5,8 @@
 
 Prints, for the execution samples of all threads: the share of samples whose stack holds a frame of each
 bucket below (inclusive: a sample counts for every bucket it passes through), the top frames by self time, and
-the top allocation sites (weight) inside dev.ratelimit. Needs `jfr` (the JDK's) on the PATH.
+the top allocation sites (weight) inside dev.ratelimit. Needs `jfr` (the JDK's) on the PATH. Stacks are read 256
+frames deep (`jfr print` keeps 5 unless told: with 5, "inclusive" would only mean "among the top 5 frames").
 Record with a deep stack: -XX:FlightRecorderOptions:stackdepth=256 -XX:StartFlightRecording:settings=profile,...
 """
 import argparse
@@ -21,10 +22,11 @@ BUCKETS = [
     ("    RateLimitEngine.ledger (partition, caller)", lambda f: f.startswith("dev.ratelimit.core.engine.RateLimitEngine.ledger")),
     ("    RateLimitEngine.decideNow", lambda f: f.startswith("dev.ratelimit.core.engine.RateLimitEngine.decideNow")),
     ("      InProcessRateLimitStore.decide", lambda f: f.startswith("dev.ratelimit.core.store.InProcessRateLimitStore.decide")),
-    ("    RateLimitRuntime.publish (request-scoped ledger holder)", lambda f: f.startswith("dev.ratelimit.cdi.RateLimitRuntime.publish")),
+    ("    RequestLedgers (the request's ledger for the interceptor)", lambda f: f.startswith("dev.ratelimit.cdi.RequestLedgers.")),
     ("    RequestLedger.plan (plan resolver)", lambda f: f.startswith("dev.ratelimit.core.engine.RequestLedger.plan")),
     ("  HeaderFilter.filter (response headers)", lambda f: f.startswith("dev.ratelimit.jaxrs.internal.HeaderFilter.filter")),
     ("    RateLimitHeaders.write", lambda f: f.startswith("dev.ratelimit.core.headers.RateLimitHeaders.write")),
+    ("      into the runtime's header map", lambda f: f.startswith("dev.ratelimit.jaxrs.internal.HeaderFilter.lambda$")),
     ("  DeferredRefusalFilter.filter", lambda f: f.startswith("dev.ratelimit.jaxrs.internal.DeferredRefusalFilter.filter")),
     ("  RateLimitInterceptor / ListInterceptor", lambda f: f.startswith("dev.ratelimit.cdi.internal.RateLimit") and "Interceptor" in f),
     ("  metrics (dev.ratelimit.micrometer / Micrometer)", lambda f: f.startswith("dev.ratelimit.micrometer.") or f.startswith("io.micrometer.")),
@@ -47,7 +49,7 @@ def frames(event):
 
 
 def read(path, event):
-    text = subprocess.run(["jfr", "print", "--json", "--events", event, path], capture_output=True, text=True,
+    text = subprocess.run(["jfr", "print", "--json", "--stack-depth", "256", "--events", event, path], capture_output=True, text=True,
                           check=True).stdout
     return json.loads(text)["recording"]["events"]
 

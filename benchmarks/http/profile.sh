@@ -3,7 +3,8 @@
 #   bash benchmarks/http/profile.sh on|off|redis OUT.jfr [seconds-of-warm-up] [seconds-recorded]
 # The server pinned to core 0, wrk to core 1, 5 000 rotating X-Api-Key values, every limit out of reach
 # (as rounds.py); the recording starts after the warm-up. Then: python3 benchmarks/http/jfr_summary.py OUT.jfr
-# "redis" expects a Redis on 127.0.0.1:$REDIS_PORT (default 6390).
+# "redis" expects a Redis on 127.0.0.1:$REDIS_PORT (default 6390). JFR_SETTINGS picks another JFR configuration
+# than "profile" (10 ms between samples): a copy of profile.jfc with 1 ms gives ten times the samples.
 set -euo pipefail
 variant=$1; out=$2; warm=${3:-45}; rec=${4:-30}
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -13,7 +14,7 @@ case $variant in
   redis) props+=(-Dratelimit.redis.uri=redis://127.0.0.1:${REDIS_PORT:-6390}) ;;
 esac
 PORT=$port taskset -c 0 java -XX:FlightRecorderOptions:stackdepth=256 \
-  -XX:StartFlightRecording:settings=profile,delay=${warm}s,duration=${rec}s,filename=$out \
+  -XX:StartFlightRecording:settings=${JFR_SETTINGS:-profile},delay=${warm}s,duration=${rec}s,filename=$out \
   "${props[@]}" -jar examples/todos/target/todos.jar > /tmp/profile-$variant.log 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT

@@ -5,7 +5,6 @@ import dev.ratelimit.core.RateLimitPlanResolver;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.RateLimitEngine;
-import dev.ratelimit.core.engine.RequestLedger;
 import dev.ratelimit.core.metrics.RateLimitMetrics;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
 import jakarta.annotation.PostConstruct;
@@ -99,11 +98,6 @@ public class RateLimitRuntime {
     /** The clock of the counts. */
     public LongSupplier clock() {
         return configuration.clock();
-    }
-
-    /** The current request's ledger; null outside a request or before the filters made one. */
-    public RequestLedger currentLedger() {
-        return ledgers.current();
     }
 
     /** How the request's ledger reaches the interceptor and the programmatic API; the filters publish it there. */

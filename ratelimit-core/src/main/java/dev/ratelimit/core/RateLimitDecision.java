@@ -1,7 +1,6 @@
 package dev.ratelimit.core;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -23,26 +22,30 @@ public final class RateLimitDecision {
     private final RateLimitRequest request;
     private final int multiple;
     private final Outcome first;
-    /** Null for a request of one limit: the common case allocates no array. */
+    /** Null for a request of one limit. */
+    private final Outcome second;
+    /** Null for a request of one or two limits: the common cases allocate no array. */
     private final Outcome[] all;
     private final boolean allowed;
 
-    private RateLimitDecision(String partition, RateLimitRequest request, int multiple, Outcome first, Outcome[] all) {
+    private RateLimitDecision(String partition, RateLimitRequest request, int multiple, Outcome first, Outcome second,
+                              Outcome[] all) {
         if (multiple < 1) {
             throw new IllegalArgumentException("multiple must be >= 1, was " + multiple);
-        }
-        int n = all == null ? 1 : all.length;
-        if (n != request.size()) {
-            throw new IllegalArgumentException("a decision needs one outcome per limit of " + request + ", had " + n);
         }
         this.partition = partition;
         this.request = request;
         this.multiple = multiple;
         this.first = first;
+        this.second = second;
         this.all = all;
+        int n = size();
+        if (n != request.size()) {
+            throw new IllegalArgumentException("a decision needs one outcome per limit of " + request + ", had " + n);
+        }
         boolean ok = true;
         for (int i = 0; i < n; i++) {
-            Outcome o = all == null ? first : all[i];
+            Outcome o = outcome(i);
             if (o == null) {
                 throw new IllegalArgumentException("outcome " + i + " is null");
             }
@@ -53,22 +56,31 @@ public final class RateLimitDecision {
 
     /** The decision on a request of one limit. */
     public static RateLimitDecision of(String partition, RateLimitRequest request, int multiple, Outcome outcome) {
-        return new RateLimitDecision(partition, request, multiple, outcome, null);
+        return new RateLimitDecision(partition, request, multiple, outcome, null, null);
+    }
+
+    /** The decision on a request of two limits, their outcomes in the request's order. */
+    public static RateLimitDecision of(String partition, RateLimitRequest request, int multiple, Outcome first,
+                                       Outcome second) {
+        if (second == null) {
+            throw new IllegalArgumentException("outcome 1 is null");
+        }
+        return new RateLimitDecision(partition, request, multiple, first, second, null);
     }
 
     /** The decision on a request; {@code outcomes} one per limit, in the request's order. */
     public static RateLimitDecision of(String partition, RateLimitRequest request, int multiple, List<Outcome> outcomes) {
-        if (outcomes.size() == 1) {
-            return of(partition, request, multiple, outcomes.get(0));
-        }
-        Outcome[] all = outcomes.toArray(new Outcome[0]);
-        return new RateLimitDecision(partition, request, multiple, all.length == 0 ? null : all[0], all);
+        return ofArray(partition, request, multiple, outcomes.toArray(new Outcome[0]));
     }
 
     /** The decision on a request; takes {@code outcomes} over (the caller must not change it). */
     public static RateLimitDecision ofArray(String partition, RateLimitRequest request, int multiple, Outcome[] outcomes) {
-        return outcomes.length == 1 ? of(partition, request, multiple, outcomes[0])
-                : new RateLimitDecision(partition, request, multiple, outcomes.length == 0 ? null : outcomes[0], outcomes);
+        return switch (outcomes.length) {
+            case 1 -> of(partition, request, multiple, outcomes[0]);
+            case 2 -> of(partition, request, multiple, outcomes[0], outcomes[1]);
+            default -> new RateLimitDecision(partition, request, multiple, outcomes.length == 0 ? null : outcomes[0],
+                    null, outcomes);
+        };
     }
 
     public String partition() {
@@ -92,23 +104,26 @@ public final class RateLimitDecision {
 
     /** The number of outcomes: the request's limits. */
     public int size() {
-        return all == null ? 1 : all.length;
+        return all != null ? all.length : second != null ? 2 : 1;
     }
 
     /** The outcome of limit {@code i}. */
     public Outcome outcome(int i) {
-        if (all == null) {
-            if (i != 0) {
-                throw new IndexOutOfBoundsException(i);
-            }
+        if (all != null) {
+            return all[i];
+        }
+        if (i == 0) {
             return first;
         }
-        return all[i];
+        if (i == 1 && second != null) {
+            return second;
+        }
+        throw new IndexOutOfBoundsException(i);
     }
 
     /** One per limit, in the request's order. */
     public List<Outcome> outcomes() {
-        return all == null ? List.of(first) : List.of(all);
+        return all != null ? List.of(all) : second != null ? List.of(first, second) : List.of(first);
     }
 
     /** True unless an enforced limit refused; then nothing was spent. */
@@ -161,7 +176,7 @@ public final class RateLimitDecision {
 
     @Override
     public String toString() {
-        return "RateLimitDecision[" + partition + ", " + (all == null ? "[" + first + "]" : Arrays.toString(all)) + "]";
+        return "RateLimitDecision[" + partition + ", " + outcomes() + "]";
     }
 
     /** What happened to one limit's count. */

@@ -115,6 +115,36 @@ class RateLimitDecisionTest {
     }
 
     @Test
+    void oneTwoAndThreeOutcomesReadTheSameWhicheverWayTheDecisionWasMade() {
+        RateLimitPolicy daily = new RateLimitPolicy("daily", 5000, 86_400);
+        Outcome burst = spent(BURST, 4, 1);
+        Outcome hourly = spent(HOURLY, 499, 1);
+        Outcome day = refused(daily, 3_000_000_000L);
+        RateLimitRequest two = request(List.of(BURST, HOURLY), List.of(Kind.ACQUIRE, Kind.ACQUIRE), 1);
+        RateLimitRequest three = request(List.of(BURST, HOURLY, daily), List.of(Kind.ACQUIRE, Kind.ACQUIRE, Kind.ACQUIRE), 1);
+
+        for (RateLimitDecision d : List.of(RateLimitDecision.of("p", two, 1, burst, hourly),
+                RateLimitDecision.ofArray("p", two, 1, new Outcome[] {burst, hourly}),
+                RateLimitDecision.of("p", two, 1, List.of(burst, hourly)))) {
+            assertThat(d.size()).isEqualTo(2);
+            assertThat(d.outcome(0)).isSameAs(burst);
+            assertThat(d.outcome(1)).isSameAs(hourly);
+            assertThat(d.outcomes()).containsExactly(burst, hourly);
+            assertThat(d.allowed()).isTrue();
+            assertThatThrownBy(() -> d.outcome(2)).isInstanceOf(IndexOutOfBoundsException.class);
+        }
+        RateLimitDecision d3 = RateLimitDecision.of("p", three, 1, List.of(burst, hourly, day));
+        assertThat(d3.size()).isEqualTo(3);
+        assertThat(d3.outcomes()).containsExactly(burst, hourly, day);
+        assertThat(d3.allowed()).isFalse();
+        assertThat(d3.retryAfterSeconds()).isEqualTo(3);
+        assertThatIllegalArgumentException().isThrownBy(() -> RateLimitDecision.of("p", two, 1, burst, null))
+                .withMessage("outcome 1 is null");
+        assertThatIllegalArgumentException().isThrownBy(() -> RateLimitDecision.of("p", three, 1, burst, hourly))
+                .withMessageContaining("had 2");
+    }
+
+    @Test
     void multipleMustBeAtLeastOne() {
         RateLimitRequest one = request(List.of(BURST), List.of(Kind.ACQUIRE), 1);
 

@@ -2,12 +2,14 @@ package dev.ratelimit.cdi.internal;
 
 import dev.ratelimit.cdi.LimitResolver;
 import dev.ratelimit.cdi.RateLimitRuntime;
+import dev.ratelimit.cdi.RequestLedgers;
 import dev.ratelimit.cdi.ResolvedLimits;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitExceededException;
 import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
@@ -15,7 +17,6 @@ import jakarta.inject.Inject;
 import jakarta.interceptor.InvocationContext;
 import java.lang.reflect.Method;
 import java.security.Principal;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -45,6 +46,10 @@ public class BeanLimits {
     @Any
     Instance<Principal> principal;
 
+    /** What the runtime hands out, kept: plain objects, not called through the runtime's client proxy per call. */
+    private RateLimitEngine engine;
+    private RequestLedgers ledgers;
+
     /** Guarded by the map: bound limits per method; an absent method has not been seen yet. */
     private final ConcurrentHashMap<Method, Guarded> methods = new ConcurrentHashMap<>();
 
@@ -52,16 +57,18 @@ public class BeanLimits {
     public Guarded bind(Class<?> beanClass, Method method) {
         return methods.computeIfAbsent(method, m -> {
             ResolvedLimits resolved = LimitResolver.forBeanMethod(beanClass, m);
-            BoundLimits limits = runtime.engine().bind(resolved.where(), resolved.declared());
+            BoundLimits limits = engine.bind(resolved.where(), resolved.declared());
             return new Guarded(limits, Results.of(m.getReturnType()));
         });
     }
 
+    @PostConstruct
+    void start() {
+        engine = runtime.engine();
+        ledgers = runtime.ledgers();
+    }
+
     Object invoke(InvocationContext invocation) throws Exception {
-        Map<String, Object> data = invocation.getContextData();
-        if (data.putIfAbsent(HANDLED, Boolean.TRUE) != null) {
-            return invocation.proceed(); // both interceptors bound (@RateLimit and its container): decide once
-        }
         Method method = invocation.getMethod();
         Guarded guarded = methods.get(method);
         if (guarded == null) {
@@ -70,11 +77,14 @@ public class BeanLimits {
         if (guarded.limits.isEmpty()) {
             return invocation.proceed();
         }
-        RequestLedger ledger = runtime.currentLedger();
+        RequestLedger ledger = ledgers.current();
         if (ledger != null && ledger.isResourceMethod(method)) {
-            return invocation.proceed();
+            return invocation.proceed(); // the request's own resource method: the filters decided its limits
         }
-        RateLimitEngine engine = runtime.engine();
+        if (invocation.getContextData().putIfAbsent(HANDLED, Boolean.TRUE) != null) {
+            return invocation.proceed(); // both interceptors bound (@RateLimit and its container): decide once
+        }
+        RateLimitEngine engine = this.engine;
         if (ledger == null) {
             ledger = engine.ledger(new CdiCaller(principal), null);
         }

@@ -2,11 +2,13 @@ package dev.ratelimit.cdi.internal;
 
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.cdi.RateLimitRuntime;
+import dev.ratelimit.cdi.RequestLedgers;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitExceededException;
 import dev.ratelimit.core.engine.NamedLimit;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
@@ -25,6 +27,16 @@ public class DefaultRateLimiter implements RateLimiter {
     @Inject
     @Any
     Instance<Principal> principal;
+
+    /** What the runtime hands out, kept: plain objects, not called through the runtime's client proxy per call. */
+    private RateLimitEngine engine;
+    private RequestLedgers ledgers;
+
+    @PostConstruct
+    void start() {
+        engine = runtime.engine();
+        ledgers = runtime.ledgers();
+    }
 
     @Override
     public RateLimitDecision acquire(String name, int permits) {
@@ -56,7 +68,7 @@ public class DefaultRateLimiter implements RateLimiter {
     }
 
     private RateLimitEngine engine() {
-        return runtime.engine();
+        return engine;
     }
 
     private NamedLimit named(String name) {
@@ -68,7 +80,7 @@ public class DefaultRateLimiter implements RateLimiter {
 
     /** The current request's ledger, or one for this call alone with the CDI caller. */
     private RequestLedger ledger() {
-        RequestLedger ledger = runtime.currentLedger();
+        RequestLedger ledger = ledgers.current();
         return ledger != null ? ledger : engine().ledger(new CdiCaller(principal), null);
     }
 

@@ -97,6 +97,12 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         if (request.size() == 1) {
             return RateLimitDecision.of(partition, request, multiple, decideOne(partition, request, multiple));
         }
+        if (request.size() == 2 && request.kind(0) == Kind.ACQUIRE && request.kind(1) == Kind.ACQUIRE) {
+            RateLimitDecision two = decideTwo(partition, request, multiple);
+            if (two != null) {
+                return two;
+            }
+        }
         return RateLimitDecision.ofArray(partition, request, multiple, decideAll(partition, request, multiple));
     }
 
@@ -212,12 +218,68 @@ public final class InProcessRateLimitStore implements RateLimitStore {
                     continue;
                 }
                 if (kind == Kind.CHARGE || count.has(now, permits)) {
-                    long receipt = count.spend(now, permits);
-                    return new Outcome(policy, State.SPENT, count.remaining(now), count.resetNanos(now), 0, receipt);
+                    return spent(count, policy, now, permits);
                 }
                 return refused(count, policy, now, permits);
             } finally {
                 count.unlock();
+            }
+        }
+    }
+
+    /**
+     * Two enforced limits, the common case of several: {@link #decideAll} without its arrays and loops. Null
+     * (nothing done) when the store has no room for a count: {@link #decideAll} lets the request through uncounted.
+     */
+    private RateLimitDecision decideTwo(String partition, RateLimitRequest request, int multiple) {
+        Table table0 = (Table) request.handle(0);
+        Table table1 = (Table) request.handle(1);
+        RateLimitPolicy policy0 = request.policy(0);
+        RateLimitPolicy policy1 = request.policy(1);
+        long permits0 = (long) request.cost(0) * multiple;
+        long permits1 = (long) request.cost(1) * multiple;
+        boolean inOrder = request.lockOrder(0) == 0;
+        while (true) {
+            long now = clock.getAsLong();
+            Count count0 = find(table0, partition, policy0, now);
+            Count count1 = count0 == null ? null : find(table1, partition, policy1, now);
+            if (count1 == null) {
+                return null;
+            }
+            Count first = inOrder ? count0 : count1;
+            Count second = inOrder ? count1 : count0;
+            boolean live = first.lock();
+            try {
+                if (!live) {
+                    continue;
+                }
+                live = second.lock();
+                try {
+                    if (!live) {
+                        continue;
+                    }
+                    if (!count0.prepare(now, policy0)) {
+                        replace(table0, partition, count0, policy0, now);
+                        continue;
+                    }
+                    if (!count1.prepare(now, policy1)) {
+                        replace(table1, partition, count1, policy1, now);
+                        continue;
+                    }
+                    boolean has0 = count0.has(now, permits0);
+                    boolean has1 = count1.has(now, permits1);
+                    if (has0 && has1) {
+                        return RateLimitDecision.of(partition, request, multiple, spent(count0, policy0, now, permits0),
+                                spent(count1, policy1, now, permits1));
+                    }
+                    return RateLimitDecision.of(partition, request, multiple,
+                            has0 ? unspent(count0, policy0, now) : refused(count0, policy0, now, permits0),
+                            has1 ? unspent(count1, policy1, now) : refused(count1, policy1, now, permits1));
+                } finally {
+                    second.unlock();
+                }
+            } finally {
+                first.unlock();
             }
         }
     }
@@ -277,15 +339,25 @@ public final class InProcessRateLimitStore implements RateLimitStore {
             if (count == null) {
                 outcomes[i] = Outcome.uncounted(policy);
             } else if (all && (kind == Kind.CHARGE || count.has(now, permits))) {
-                long receipt = count.spend(now, permits);
-                outcomes[i] = new Outcome(policy, State.SPENT, count.remaining(now), count.resetNanos(now), 0, receipt);
+                outcomes[i] = spent(count, policy, now, permits);
             } else if (kind == Kind.CHARGE || count.has(now, permits)) {
-                outcomes[i] = new Outcome(policy, State.UNSPENT, count.remaining(now), count.resetNanos(now), 0,
-                        RateLimitDecision.NO_RECEIPT);
+                outcomes[i] = unspent(count, policy, now);
             } else {
                 outcomes[i] = refused(count, policy, now, permits);
             }
         }
+    }
+
+    /** Spends {@code permits} from a locked, prepared count. */
+    private static Outcome spent(Count count, RateLimitPolicy policy, long now, long permits) {
+        long receipt = count.spend(now, permits);
+        return new Outcome(policy, State.SPENT, count.remaining(now), count.resetNanos(now), 0, receipt);
+    }
+
+    /** A locked, prepared count that had the permits, when another limit refused the request. */
+    private static Outcome unspent(Count count, RateLimitPolicy policy, long now) {
+        return new Outcome(policy, State.UNSPENT, count.remaining(now), count.resetNanos(now), 0,
+                RateLimitDecision.NO_RECEIPT);
     }
 
     private static Outcome refused(Count count, RateLimitPolicy policy, long now, long permits) {

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Model checking of the counts' lock-word protocol (Lincheck): the lock-free fast path of
  * {@link Count#tryAcquire} (a compare-and-set of the word, validated like an optimistic read) interleaved
- * with the locked paths (a first spend, a refusal, a request of two limits, a charge, a give-back), every
+ * with the locked paths (a first spend, a refusal, a request of two limits, of two with one in shadow mode, a charge, a give-back), every
  * interleaving Lincheck's model checker explores must be linearizable: equal to some sequential order of
  * the same operations. The clock stands still during the operations (so that each result depends on the counts
  * alone), a step and a half after the counts were created.
@@ -32,6 +32,7 @@ class CountLincheckTest {
         private final RateLimitRequest b;
         private final RateLimitRequest ab;
         private final RateLimitRequest aCharge;
+        private final RateLimitRequest aShadowB;
         private final RateLimitDecision initial;
 
         public Windows() {
@@ -51,6 +52,7 @@ class CountLincheckTest {
             b = RateLimitRequest.of(hb, kb, pb, 1, Kind.ACQUIRE);
             aCharge = RateLimitRequest.of(ha, ka, pa, 1, Kind.CHARGE);
             ab = RateLimitRequest.builder().add(ha, ka, pa, 1, Kind.ACQUIRE).add(hb, kb, pb, 1, Kind.ACQUIRE).build();
+            aShadowB = RateLimitRequest.builder().add(ha, ka, pa, 1, Kind.ACQUIRE).add(hb, kb, pb, 1, Kind.SHADOW).build();
             initial = store.decide("p", ab, 1); // so that the fast path has a count in use to race on
             // into the second step of the windows: the first operation rolls them, and giving back the initial
             // permit moves the oldest step, a change of the fields the fast path reads beside the word
@@ -70,6 +72,12 @@ class CountLincheckTest {
         @Operation
         public String acquireBoth() {
             return describe(store.decide("p", ab, 1));
+        }
+
+        /** Two limits, one in shadow mode: the store's general path for several limits, beside its two-limit path. */
+        @Operation
+        public String acquireAShadowB() {
+            return describe(store.decide("p", aShadowB, 1));
         }
 
         @Operation

@@ -9,6 +9,8 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.core.MultivaluedMap;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Ends a limited request: gives back its permits when it was refused (a 429, or another filter's refusal:
@@ -44,6 +46,16 @@ public final class HeaderFilter implements ContainerResponseFilter {
             }
         }
         MultivaluedMap<String, Object> headers = response.getHeaders();
-        RateLimitHeaders.write(ledger, headers::putSingle);
+        RateLimitHeaders.write(ledger, (name, value) -> headers.put(name, single(value)));
+    }
+
+    /**
+     * What {@code putSingle} would leave, made here: a runtime's {@code putSingle} looks the name up, makes its
+     * own list and puts it (Jersey lower-cases the name for each step); one {@code put} is one step.
+     */
+    private static List<Object> single(String value) {
+        List<Object> values = new ArrayList<>(1);
+        values.add(value);
+        return values;
     }
 }
