@@ -40,18 +40,18 @@ public class DefaultRateLimiter implements RateLimiter {
 
     @Override
     public RateLimitDecision acquire(String name, int permits) {
-        return refusedThrows(engine().spendNow(ledger(), named(name), permits, false));
+        return refusedThrows(engine.spendNow(ledger(), named(name), permits, false));
     }
 
     @Override
     public RateLimitDecision acquire(String name, int permits, String partition) {
-        return refusedThrows(engine().spendNow(engine().ledger(partition), named(name), permits, false));
+        return refusedThrows(engine.spendNow(engine.ledger(partition), named(name), permits, false));
     }
 
     @Override
     public CompletionStage<RateLimitDecision> acquireAsync(String name, int permits) {
         NamedLimit limit = named(name);
-        return engine().spend(ledger(), limit, permits, false).thenCompose(decision ->
+        return engine.spend(ledger(), limit, permits, false).thenCompose(decision ->
                 decision != null && !decision.allowed()
                         ? CompletableFuture.failedFuture(new RateLimitExceededException(decision))
                         : CompletableFuture.completedFuture(decision));
@@ -59,29 +59,25 @@ public class DefaultRateLimiter implements RateLimiter {
 
     @Override
     public RateLimitDecision charge(String name, int permits) {
-        return engine().spendNow(ledger(), named(name), permits, true);
+        return engine.spendNow(ledger(), named(name), permits, true);
     }
 
     @Override
     public RateLimitDecision charge(String name, int permits, String partition) {
-        return engine().spendNow(engine().ledger(partition), named(name), permits, true);
-    }
-
-    private RateLimitEngine engine() {
-        return engine;
+        return engine.spendNow(engine.ledger(partition), named(name), permits, true);
     }
 
     private NamedLimit named(String name) {
         if (name == null) {
             throw new IllegalArgumentException("ratelimit: the limit name must not be null");
         }
-        return engine().named(name);
+        return engine.named(name);
     }
 
     /** The current request's ledger, or one for this call alone with the CDI caller. */
     private RequestLedger ledger() {
         RequestLedger ledger = ledgers.current();
-        return ledger != null ? ledger : engine().ledger(new CdiCaller(principal), null);
+        return ledger != null ? ledger : engine.ledger(new CdiCaller(principal), null);
     }
 
     private static RateLimitDecision refusedThrows(RateLimitDecision decision) {
