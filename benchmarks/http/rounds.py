@@ -37,6 +37,10 @@ TODOS_JAR = "examples/todos/target/todos.jar"
 OUT_OF_REACH = ["-Dratelimit.limits.module.permit-limit=100000000"]
 
 
+# "headers": the "none" app plus a response filter that writes the five rate-limit headers as constants
+QUARKUS_APPS = ["none", "headers", "ratelimit", "faulttolerance", "bucket4j"]
+
+
 def quarkus_jar(app):
     return f"benchmarks/quarkus/{app}/target/quarkus-app/quarkus-run.jar"
 
@@ -77,15 +81,13 @@ def experiments(redis_port, jars=()):
             "ratios": [("redis", "inprocess"), ("inprocess", "off"), ("redis", "off")],
         },
         "quarkus": {
-            "what": "Quarkus 3.33.2 (quarkus-rest), blocking GET /item/{id}: no limiter, ratelimit, "
-                    "SmallRye Fault Tolerance @RateLimit, quarkus-bucket4j",
+            "what": "Quarkus 3.33.2 (quarkus-rest), blocking GET /item/{id}: no limiter, no limiter with the five "
+                    "rate-limit headers as constants, ratelimit, SmallRye Fault Tolerance @RateLimit, quarkus-bucket4j",
             "servers": {app: {"cmd": ["java", "-jar", quarkus_jar(app)], "path": "/item/1", "quarkus": True}
-                        for app in ["none", "ratelimit", "faulttolerance", "bucket4j"]
-                        if os.path.exists(quarkus_jar(app))},
-            "measurements": [(app, app, "key") for app in ["none", "ratelimit", "faulttolerance", "bucket4j"]
-                             if os.path.exists(quarkus_jar(app))],
-            "ratios": [(app, "none") for app in ["ratelimit", "faulttolerance", "bucket4j"]
-                       if os.path.exists(quarkus_jar(app))],
+                        for app in QUARKUS_APPS if os.path.exists(quarkus_jar(app))},
+            "measurements": [(app, app, "key") for app in QUARKUS_APPS if os.path.exists(quarkus_jar(app))],
+            "ratios": [(app, "none") for app in QUARKUS_APPS[1:] if os.path.exists(quarkus_jar(app))]
+                      + [("ratelimit", "headers")] * all(os.path.exists(quarkus_jar(a)) for a in ("ratelimit", "headers")),
         },
     }
 

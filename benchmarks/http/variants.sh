@@ -1,0 +1,54 @@
+#!/bin/bash
+# Builds variants of the example jar as mvn built it (examples/todos/target), each in a directory of its own with
+# a copy of lib/, to find by subtraction where the library's cost over HTTP goes:
+#   full       the jar as shipped, unchanged (the same bytes as examples/todos/target/todos.jar)
+#   nometrics  ratelimit-micrometer replaced by an empty jar: the engine records into no registry
+#   constheaders  the header filter writes five constant headers of the same names and lengths as the real ones
+#              (for the benchmark's limit of 100 000 000 a minute), formatted once: the runtime's cost of the
+#              headers without ours
+#   noheaders  the header filter writes no header (it still gives back the permits of a refused request)
+# Each is the shipped HeaderFilter with one statement added, compiled against the jar's own lib/.
+#   bash benchmarks/http/variants.sh OUTDIR
+#   python3 benchmarks/http/rounds.py jars --jar full=OUTDIR/full/todos.jar --jar nometrics=OUTDIR/nometrics/todos.jar \
+#       --jar constheaders=OUTDIR/constheaders/todos.jar --jar noheaders=OUTDIR/noheaders/todos.jar --out ...
+# Not shipped, not part of mvn verify: a measuring aid.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:?usage: variants.sh OUTDIR}
+target=$root/examples/todos/target
+filter=$root/ratelimit-jaxrs/src/main/java/dev/ratelimit/jaxrs/internal/HeaderFilter.java
+jaxrs_jar=$(cd "$target/lib" && ls ratelimit-jaxrs-*.jar)
+micrometer_jar=$(cd "$target/lib" && ls ratelimit-micrometer-*.jar)
+rm -rf "$out" && mkdir -p "$out"
+for v in full nometrics constheaders noheaders; do
+  mkdir "$out/$v" && cp "$target/todos.jar" "$out/$v/" && cp -r "$target/lib" "$out/$v/"
+done
+
+# an empty jar in place of ratelimit-micrometer (the class path entry stays, and finds nothing)
+mkdir -p "$out/empty" && echo "no classes" > "$out/empty/README" && (cd "$out/empty" && jar cf ../empty.jar README)
+cp "$out/empty.jar" "$out/nometrics/lib/$micrometer_jar"
+
+# HeaderFilter with STATEMENT inserted before it writes the headers
+patch_filter() {
+  local variant=$1 statement=$2 work="$out/src-$1"
+  mkdir -p "$work/classes"
+  STATEMENT="$statement" python3 - "$filter" "$work/HeaderFilter.java" <<'EOF'
+import os, sys
+source = open(sys.argv[1]).read()
+anchor = "        MultivaluedMap<String, Object> headers = response.getHeaders();\n"
+assert source.count(anchor) == 1, "HeaderFilter changed: update variants.sh"
+open(sys.argv[2], "w").write(source.replace(anchor, anchor + os.environ["STATEMENT"] + "\n"))
+EOF
+  javac -nowarn -cp "$(ls "$out/$variant"/lib/*.jar | tr '\n' ':')" -d "$work/classes" "$work/HeaderFilter.java"
+  (cd "$work/classes" && jar uf "$out/$variant/lib/$jaxrs_jar" dev/ratelimit/jaxrs/internal/HeaderFilter*.class)
+}
+patch_filter noheaders '        if (ledger != null) { return; }'
+patch_filter constheaders '        if (ledger != null) {
+            headers.put("RateLimit-Limit", single("100000000"));
+            headers.put("RateLimit-Remaining", single("99999999"));
+            headers.put("RateLimit-Reset", single("60"));
+            headers.put("RateLimit-Policy", single("\"module\";q=100000000;w=60"));
+            headers.put("RateLimit", single("\"module\";r=99999999;t=60"));
+            return;
+        }'
+echo "variants in $out: full nometrics constheaders noheaders"
