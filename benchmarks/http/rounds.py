@@ -37,17 +37,19 @@ TODOS_JAR = "examples/todos/target/todos.jar"
 OUT_OF_REACH = ["-Dratelimit.limits.module.permit-limit=100000000"]
 
 
-# "headers": the "none" app plus a response filter that writes the five rate-limit headers as constants
-QUARKUS_APPS = ["none", "headers", "ratelimit", "faulttolerance", "bucket4j"]
+# "headers": the "none" app plus a response filter that writes the five rate-limit headers as constants;
+# "headers1": the same filter writing one of them
+QUARKUS_APPS = ["none", "headers", "headers1", "ratelimit", "faulttolerance", "bucket4j"]
 
 
 def quarkus_jar(app):
     return f"benchmarks/quarkus/{app}/target/quarkus-app/quarkus-run.jar"
 
 
-def experiments(redis_port, jars=()):
+def experiments(redis_port, jars=(), quarkus_apps=()):
     todos = lambda *props, jar=TODOS_JAR: ["java", *OUT_OF_REACH, *props, "-jar", jar]
     named = [j.split("=", 1) for j in jars]
+    extra = [a.split("=", 1) for a in quarkus_apps]
     return {
         "jars": {
             "what": "builds of the example side by side (--jar NAME=PATH, each with its lib/ beside it), "
@@ -83,11 +85,15 @@ def experiments(redis_port, jars=()):
         "quarkus": {
             "what": "Quarkus 3.33.2 (quarkus-rest), blocking GET /item/{id}: no limiter, no limiter with the five "
                     "rate-limit headers as constants, ratelimit, SmallRye Fault Tolerance @RateLimit, quarkus-bucket4j",
-            "servers": {app: {"cmd": ["java", "-jar", quarkus_jar(app)], "path": "/item/1", "quarkus": True}
-                        for app in QUARKUS_APPS if os.path.exists(quarkus_jar(app))},
-            "measurements": [(app, app, "key") for app in QUARKUS_APPS if os.path.exists(quarkus_jar(app))],
+            "servers": {**{app: {"cmd": ["java", "-jar", quarkus_jar(app)], "path": "/item/1", "quarkus": True}
+                           for app in QUARKUS_APPS if os.path.exists(quarkus_jar(app))},
+                        **{name: {"cmd": ["java", "-jar", jar], "path": "/item/1", "quarkus": True}
+                           for name, jar in extra}},
+            "measurements": [(app, app, "key") for app in QUARKUS_APPS if os.path.exists(quarkus_jar(app))]
+                            + [(name, name, "key") for name, _ in extra],
             "ratios": [(app, "none") for app in QUARKUS_APPS[1:] if os.path.exists(quarkus_jar(app))]
-                      + [("ratelimit", "headers")] * all(os.path.exists(quarkus_jar(a)) for a in ("ratelimit", "headers")),
+                      + [("ratelimit", "headers")] * all(os.path.exists(quarkus_jar(a)) for a in ("ratelimit", "headers"))
+                      + [(name, "none") for name, _ in extra] + [("ratelimit", name) for name, _ in extra],
         },
     }
 
@@ -160,6 +166,9 @@ def main():
     p.add_argument("experiment", choices=["example", "redis", "quarkus", "jars"])
     p.add_argument("--jar", action="append", default=[],
                    help="for 'jars': NAME=PATH of an example jar (its lib/ beside it); repeat, oldest first")
+    p.add_argument("--app", action="append", default=[],
+                   help="for 'quarkus': NAME=PATH of another build's quarkus-run.jar, measured beside the apps "
+                        "(ratios to none, and ratelimit / NAME); repeat")
     p.add_argument("--out", required=True)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--warmup-rounds", type=int, default=4)
@@ -174,7 +183,7 @@ def main():
     args = p.parse_args()
 
     redis_port = free_port()
-    spec = experiments(redis_port, args.jar)[args.experiment]
+    spec = experiments(redis_port, args.jar, args.app)[args.experiment]
     if not spec["servers"]:
         sys.exit("nothing to serve: build the servers first (RESULTS.md)")
     logs = tempfile.mkdtemp(prefix=f"rounds-{args.experiment}-")

@@ -86,6 +86,9 @@ class RequestLedgerReachTest {
                 assertThat(header(response, "RateLimit")).as(path)
                         .isEqualTo("\"outer\";r=8;t=60, \"lookup\";r=4;t=60");
             }
+            // Weld: on the thread, and in the request context for the stage and the suspended response
+            assertThat(app.bean(RateLimitRuntime.class).ledgers())
+                    .hasToString("RequestLedgers[on the thread when served there, else in the request context]");
         }
     }
 

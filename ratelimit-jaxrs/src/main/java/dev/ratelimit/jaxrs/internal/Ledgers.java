@@ -1,12 +1,13 @@
 package dev.ratelimit.jaxrs.internal;
 
+import dev.ratelimit.cdi.RequestLedgers;
 import dev.ratelimit.core.engine.RequestLedger;
 import jakarta.ws.rs.container.ContainerRequestContext;
 
 /** Where a request keeps its ledger: a request property, set by the first deciding filter. */
 final class Ledgers {
 
-    static final String PROPERTY = RequestLedger.class.getName();
+    static final String PROPERTY = RequestLedgers.PROPERTY;
 
     private Ledgers() {
     }
