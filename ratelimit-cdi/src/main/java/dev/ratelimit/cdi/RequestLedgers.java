@@ -77,9 +77,11 @@ public final class RequestLedgers {
 
     /** The current request's ledger; null outside a request or before the filters made one. */
     public RequestLedger current() {
-        RequestLedger onThread = ON_THREAD.get();
-        if (onThread != null) {
-            return onThread;
+        if (!contextFollowsTheRequest) { // else nothing is ever put on the thread
+            RequestLedger onThread = ON_THREAD.get();
+            if (onThread != null) {
+                return onThread;
+            }
         }
         if (offThread == IN_REQUEST) {
             Object request = QuarkusRest.currentRequest();
@@ -130,7 +132,7 @@ public final class RequestLedgers {
      * ends the request; a ledger in the request context ends with that context.
      */
     public void withdraw(RequestLedger ledger) {
-        if (ON_THREAD.get() == ledger) {
+        if (!contextFollowsTheRequest && ON_THREAD.get() == ledger) {
             ON_THREAD.set(null); // not remove(): the entry stays, so the next request's set is a write in place
         }
     }
