@@ -37,13 +37,14 @@ TODOS_JAR = "examples/todos/target/todos.jar"
 OUT_OF_REACH = ["-Dratelimit.limits.module.permit-limit=100000000"]
 
 
-# "headers": the "none" app plus a response filter that writes the five rate-limit headers as constants;
-# "headers1": the same filter writing one of them
-QUARKUS_APPS = ["none", "headers", "headers1", "ratelimit", "faulttolerance", "bucket4j"]
+# name: (app of benchmarks/quarkus, JVM options). "headers" is the "none" app plus a response filter that writes
+# the five rate-limit headers as constants; "headers1" the same app writing the first of them only.
+QUARKUS_APPS = {"none": ("none", []), "headers": ("headers", []), "headers1": ("headers", ["-Dbenchmark.headers=1"]),
+                "ratelimit": ("ratelimit", []), "faulttolerance": ("faulttolerance", []), "bucket4j": ("bucket4j", [])}
 
 
 def quarkus_jar(app):
-    return f"benchmarks/quarkus/{app}/target/quarkus-app/quarkus-run.jar"
+    return f"benchmarks/quarkus/{QUARKUS_APPS[app][0]}/target/quarkus-app/quarkus-run.jar"
 
 
 def experiments(redis_port, jars=(), quarkus_apps=()):
@@ -85,13 +86,14 @@ def experiments(redis_port, jars=(), quarkus_apps=()):
         "quarkus": {
             "what": "Quarkus 3.33.2 (quarkus-rest), blocking GET /item/{id}: no limiter, no limiter with the five "
                     "rate-limit headers as constants, ratelimit, SmallRye Fault Tolerance @RateLimit, quarkus-bucket4j",
-            "servers": {**{app: {"cmd": ["java", "-jar", quarkus_jar(app)], "path": "/item/1", "quarkus": True}
+            "servers": {**{app: {"cmd": ["java", *QUARKUS_APPS[app][1], "-jar", quarkus_jar(app)], "path": "/item/1",
+                                 "quarkus": True}
                            for app in QUARKUS_APPS if os.path.exists(quarkus_jar(app))},
                         **{name: {"cmd": ["java", "-jar", jar], "path": "/item/1", "quarkus": True}
                            for name, jar in extra}},
             "measurements": [(app, app, "key") for app in QUARKUS_APPS if os.path.exists(quarkus_jar(app))]
                             + [(name, name, "key") for name, _ in extra],
-            "ratios": [(app, "none") for app in QUARKUS_APPS[1:] if os.path.exists(quarkus_jar(app))]
+            "ratios": [(app, "none") for app in list(QUARKUS_APPS)[1:] if os.path.exists(quarkus_jar(app))]
                       + [("ratelimit", "headers")] * all(os.path.exists(quarkus_jar(a)) for a in ("ratelimit", "headers"))
                       + [(name, "none") for name, _ in extra] + [("ratelimit", name) for name, _ in extra],
         },
