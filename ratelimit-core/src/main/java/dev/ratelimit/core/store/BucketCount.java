@@ -79,13 +79,14 @@ final class BucketCount extends Count {
     @Override
     Outcome tryAcquire(long now, long permits, RateLimitPolicy policy) {
         long capacity = limit * interval;
-        long nowOffset = now - base;
         long span = span(permits);
         while (true) {
             long w = (long) WORD.getAcquire(this);
             if ((w & (LOCKED | EVICTED)) != 0) {
                 return null;
             }
+            long epoch = this.epoch; // valid if the CAS below succeeds: no lock holder began a new epoch since
+            long nowOffset = (now - epoch < 0 ? epoch : now) - base; // as notBefore
             long tatOffset = w & OFFSET_MASK;
             if (tatOffset - nowOffset <= 0) {
                 return null; // full: a new epoch begins, under the lock (and perhaps another size)
@@ -95,12 +96,17 @@ final class BucketCount extends Count {
                 return new Outcome(policy, State.REFUSED, 0, tatOffset - nowOffset, after - capacity - nowOffset,
                         RateLimitDecision.NO_RECEIPT);
             }
-            long epoch = this.epoch; // valid if the CAS below succeeds: no lock holder began a new epoch since
             if (WORD.compareAndSet(this, w, after)) {
                 return new Outcome(policy, State.SPENT, (int) ((capacity - (after - nowOffset)) / interval),
                         after - nowOffset, 0, epoch);
             }
         }
+    }
+
+    /** The start of the current epoch at the latest: the reading of the thread that began it. */
+    @Override
+    long notBefore(long now) {
+        return now - epoch < 0 ? epoch : now;
     }
 
     private boolean sizedLike(RateLimitPolicy policy) {

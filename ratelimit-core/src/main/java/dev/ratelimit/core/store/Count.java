@@ -39,6 +39,14 @@ abstract class Count {
     abstract void unlock();
 
     /**
+     * {@code now}, or the latest instant another thread has already moved this count to, if that is later. The
+     * store reads the clock before it finds and locks a count, so another thread's later reading may have created,
+     * re-anchored or rolled the count in between; an earlier reading taken as it is would report a reset or a
+     * wait longer than the window. Requires the lock; every other method below takes the instant it returns.
+     */
+    abstract long notBefore(long now);
+
+    /**
      * Moves the count to {@code now}; one that holds nothing takes {@code policy}'s size.
      *
      * @return false when the count holds nothing and cannot take that size in place (a token bucket):

@@ -141,7 +141,7 @@ public final class InProcessRateLimitStore implements RateLimitStore {
             }
             for (int i = 0; i < n; i++) {
                 if (live[i]) {
-                    counts[i].giveBack(now, decision.outcome(i).receipt(), decision.permits(i));
+                    counts[i].giveBack(counts[i].notBefore(now), decision.outcome(i).receipt(), decision.permits(i));
                 }
             }
         } finally {
@@ -213,14 +213,15 @@ public final class InProcessRateLimitStore implements RateLimitStore {
                 if (!live) {
                     continue;
                 }
-                if (!count.prepare(now, policy)) {
-                    replace(table, partition, count, policy, now);
+                long at = count.notBefore(now);
+                if (!count.prepare(at, policy)) {
+                    replace(table, partition, count, policy, at);
                     continue;
                 }
-                if (kind == Kind.CHARGE || count.has(now, permits)) {
-                    return spent(count, policy, now, permits);
+                if (kind == Kind.CHARGE || count.has(at, permits)) {
+                    return spent(count, policy, at, permits);
                 }
-                return refused(count, policy, now, permits);
+                return refused(count, policy, at, permits);
             } finally {
                 count.unlock();
             }
@@ -258,23 +259,25 @@ public final class InProcessRateLimitStore implements RateLimitStore {
                     if (!live) {
                         continue;
                     }
-                    if (!count0.prepare(now, policy0)) {
-                        replace(table0, partition, count0, policy0, now);
+                    long at0 = count0.notBefore(now);
+                    long at1 = count1.notBefore(now);
+                    if (!count0.prepare(at0, policy0)) {
+                        replace(table0, partition, count0, policy0, at0);
                         continue;
                     }
-                    if (!count1.prepare(now, policy1)) {
-                        replace(table1, partition, count1, policy1, now);
+                    if (!count1.prepare(at1, policy1)) {
+                        replace(table1, partition, count1, policy1, at1);
                         continue;
                     }
-                    boolean has0 = count0.has(now, permits0);
-                    boolean has1 = count1.has(now, permits1);
+                    boolean has0 = count0.has(at0, permits0);
+                    boolean has1 = count1.has(at1, permits1);
                     if (has0 && has1) {
-                        return RateLimitDecision.of(partition, request, multiple, spent(count0, policy0, now, permits0),
-                                spent(count1, policy1, now, permits1));
+                        return RateLimitDecision.of(partition, request, multiple, spent(count0, policy0, at0, permits0),
+                                spent(count1, policy1, at1, permits1));
                     }
                     return RateLimitDecision.of(partition, request, multiple,
-                            has0 ? unspent(count0, policy0, now) : refused(count0, policy0, now, permits0),
-                            has1 ? unspent(count1, policy1, now) : refused(count1, policy1, now, permits1));
+                            has0 ? unspent(count0, policy0, at0) : refused(count0, policy0, at0, permits0),
+                            has1 ? unspent(count1, policy1, at1) : refused(count1, policy1, at1, permits1));
                 } finally {
                     second.unlock();
                 }
@@ -302,8 +305,9 @@ public final class InProcessRateLimitStore implements RateLimitStore {
                 }
                 for (int k = 0; k < locked && ready; k++) {
                     int i = request.lockOrder(k);
-                    if (counts[i] != null && !counts[i].prepare(now, request.policy(i))) {
-                        replace((Table) request.handle(i), partition, counts[i], request.policy(i), now);
+                    if (counts[i] != null && !counts[i].prepare(counts[i].notBefore(now), request.policy(i))) {
+                        replace((Table) request.handle(i), partition, counts[i], request.policy(i),
+                                counts[i].notBefore(now));
                         ready = false;
                     }
                 }
@@ -328,7 +332,7 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         boolean all = true;
         for (int i = 0; i < n; i++) {
             if (counts[i] != null && request.kind(i) == Kind.ACQUIRE) {
-                all &= counts[i].has(now, (long) request.cost(i) * multiple);
+                all &= counts[i].has(counts[i].notBefore(now), (long) request.cost(i) * multiple);
             }
         }
         for (int i = 0; i < n; i++) {
@@ -338,12 +342,15 @@ public final class InProcessRateLimitStore implements RateLimitStore {
             Kind kind = request.kind(i);
             if (count == null) {
                 outcomes[i] = Outcome.uncounted(policy);
-            } else if (all && (kind == Kind.CHARGE || count.has(now, permits))) {
-                outcomes[i] = spent(count, policy, now, permits);
-            } else if (kind == Kind.CHARGE || count.has(now, permits)) {
-                outcomes[i] = unspent(count, policy, now);
+                continue;
+            }
+            long at = count.notBefore(now);
+            if (all && (kind == Kind.CHARGE || count.has(at, permits))) {
+                outcomes[i] = spent(count, policy, at, permits);
+            } else if (kind == Kind.CHARGE || count.has(at, permits)) {
+                outcomes[i] = unspent(count, policy, at);
             } else {
-                outcomes[i] = refused(count, policy, now, permits);
+                outcomes[i] = refused(count, policy, at, permits);
             }
         }
     }

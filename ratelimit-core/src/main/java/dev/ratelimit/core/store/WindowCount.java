@@ -94,14 +94,15 @@ final class WindowCount extends Count {
             long newest = this.newest;
             long oldest = this.oldest;
             long step = (window & SECONDS_MASK) * STEP_NANOS_PER_SECOND;
-            if (now - anchor >= (newest + 1) * step) {
+            long at = now - (anchor + newest * step) < 0 ? anchor + newest * step : now; // as notBefore
+            if (at - anchor >= (newest + 1) * step) {
                 return null; // a step has passed: the window rolls under the lock
             }
             // succeeds only if no lock holder ran since w was read: the fields read above are that state
             if (WORD.compareAndSet(this, w, w + permits)) {
                 int steps = (window & STRICT) != 0 ? 9 : 8;
                 return new Outcome(policy, State.SPENT, (int) (limit - spent - permits),
-                        anchor + (oldest + steps) * step - now, 0, anchor + newest * step);
+                        anchor + (oldest + steps) * step - at, 0, anchor + newest * step);
             }
         }
     }
@@ -119,6 +120,13 @@ final class WindowCount extends Count {
         long w = (long) WORD.getOpaque(this);
         olderSum = sum - slot(index(newest));
         WORD.setRelease(this, (w & EVICTED) | ((w + VERSION_ONE) & VERSION_MASK) | (sum & SUM_MASK));
+    }
+
+    /** The start of the newest step at the latest: some thread's reading has reached it. */
+    @Override
+    long notBefore(long now) {
+        long newestStart = anchor + newest * step();
+        return now - newestStart < 0 ? newestStart : now;
     }
 
     @Override

@@ -410,6 +410,38 @@ class InProcessRateLimitStoreTest extends RateLimitStoreContract {
         assertThat(decide(onWrap, "p", limit).allowed()).isTrue();
     }
 
+    /**
+     * The store reads the clock before it finds and locks a count, so a thread can arrive with a reading older
+     * than what another thread has already done to the count (created it, re-anchored or rolled it, begun a
+     * bucket's epoch). Readings out of order on one thread stand for that interleaving: the stale reading is
+     * taken as the instant the count has reached, so no reset is longer than a permit can stay out (a header
+     * {@code t} of 61 on a 60-second sliding limit), and it spends from the count as it is.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(RateLimitAlgorithm.class)
+    void aReadingOlderThanTheCountIsTakenAsTheCountsInstant(RateLimitAlgorithm algorithm) {
+        ManualClock clock = new ManualClock(100 * SECOND);
+        InProcessRateLimitStore on = new InProcessRateLimitStore(10, clock);
+        RateLimitPolicy limit = policy("stale", 100, 60, algorithm);
+        // the longest a permit stays out: a window; a strict window's permit, a window after its step ends
+        long longest = algorithm == RateLimitAlgorithm.STRICT_WINDOW ? 60 * SECOND * 9 / 8 : 60 * SECOND;
+
+        clock.set(110 * SECOND);
+        RateLimitDecision made = decide(on, "p", limit); // the count is made, or re-anchored, at 110 s
+        clock.set(105 * SECOND); // a reading taken before that, by a thread that got here later
+        RateLimitDecision stale = decide(on, "p", limit);
+        assertThat(stale.allowed()).isTrue();
+        assertThat(stale.outcome(0).remaining()).isEqualTo(made.outcome(0).remaining() - 1);
+        assertThat(stale.outcome(0).resetNanos()).isBetween(1L, longest);
+
+        clock.set(300 * SECOND); // everything returned: the next request re-anchors the count, or begins an epoch
+        decide(on, "p", limit);
+        clock.set(200 * SECOND);
+        RateLimitDecision staler = decide(on, "p", limit);
+        assertThat(staler.outcome(0).remaining()).isEqualTo(98);
+        assertThat(staler.outcome(0).resetNanos()).isBetween(1L, longest);
+    }
+
     // ---------------------------------------------------------------- concurrency
 
     @ParameterizedTest(name = "{0}")
