@@ -78,6 +78,23 @@ final class BucketCount extends Count {
 
     @Override
     Outcome tryAcquire(long now, long permits, RateLimitPolicy policy) {
+        return acquireFast(now, permits, policy, false);
+    }
+
+    @Override
+    Outcome tryHold(long now, long permits, RateLimitPolicy policy) {
+        return acquireFast(now, permits, policy, true);
+    }
+
+    @Override
+    void releaseHeld(long permits, boolean keep) {
+        long w = (long) WORD.getOpaque(this) & ~LOCKED;
+        // the held spend never saturated: it stayed within the capacity from now
+        WORD.setRelease(this, keep ? w : w - span(permits));
+    }
+
+    /** The lock-free acquire; {@code hold}: the word is locked as it takes the permits, and nothing is refused. */
+    private Outcome acquireFast(long now, long permits, RateLimitPolicy policy, boolean hold) {
         long capacity = limit * interval;
         long span = span(permits);
         while (true) {
@@ -93,10 +110,10 @@ final class BucketCount extends Count {
             }
             long after = Math.min(tatOffset + span, OFFSET_MASK);
             if (after - nowOffset > capacity) {
-                return new Outcome(policy, State.REFUSED, 0, tatOffset - nowOffset, after - capacity - nowOffset,
-                        RateLimitDecision.NO_RECEIPT);
+                return hold ? null : new Outcome(policy, State.REFUSED, 0, tatOffset - nowOffset,
+                        after - capacity - nowOffset, RateLimitDecision.NO_RECEIPT);
             }
-            if (WORD.compareAndSet(this, w, after)) {
+            if (WORD.compareAndSet(this, w, hold ? after | LOCKED : after)) {
                 return new Outcome(policy, State.SPENT, (int) ((capacity - (after - nowOffset)) / interval),
                         after - nowOffset, 0, epoch);
             }

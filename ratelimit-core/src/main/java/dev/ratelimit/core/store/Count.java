@@ -29,6 +29,22 @@ abstract class Count {
     abstract Outcome tryAcquire(long now, long permits, RateLimitPolicy policy);
 
     /**
+     * {@link #tryAcquire} for the first count of a request of two limits, which must not be seen spent before the
+     * second is: on success the permits are in the count, but the count stays locked until {@link #releaseHeld}
+     * keeps them or takes them back. Nothing but {@link #releaseHeld} may be called in between. Refuses nothing
+     * (null: the caller takes the locked path, which decides refusals).
+     *
+     * @return the outcome, with the count held; or null (nothing done, the count not held)
+     */
+    abstract Outcome tryHold(long now, long permits, RateLimitPolicy policy);
+
+    /**
+     * Ends {@link #tryHold} of {@code permits}: unlocks the count with them spent ({@code keep}), or exactly as it
+     * was before.
+     */
+    abstract void releaseHeld(long permits, boolean keep);
+
+    /**
      * Takes the lock, spinning (then yielding) while another thread holds it.
      *
      * @return false, with the lock taken all the same, when the count has been evicted

@@ -30,7 +30,8 @@ import java.util.function.LongSupplier;
  * <p>Concurrency. One {@link Table} per bound key: a {@code ConcurrentHashMap<partition, Count>}. Each
  * count is guarded by its own lock ({@link Count}); the counts of one request are locked in the order of
  * their keys' ids ({@link RateLimitRequest#lockOrder}), so deciding several limits is atomic and cannot
- * deadlock. A request of one limit usually takes no lock at all ({@link Count#tryAcquire}).
+ * deadlock. A request of one limit usually takes no lock at all ({@link Count#tryAcquire}); one of two
+ * limits usually locks only its first count, and never waits on the second ({@link Count#tryHold}).
  * {@code tracked} counts the entries of all tables, reserved before an insert; {@code nextSweep} and
  * {@code nextWarning} are clock readings claimed by CAS; {@code tables} is only added to.
  */
@@ -246,6 +247,17 @@ public final class InProcessRateLimitStore implements RateLimitStore {
             Count count1 = count0 == null ? null : find(table1, partition, policy1, now);
             if (count1 == null) {
                 return null;
+            }
+            // the common case without locks: the first count held with its permits while the second takes its own
+            // by compare-and-set; nobody waits on the second, so the lock order does not matter here
+            Outcome held = count0.tryHold(now, permits0, policy0);
+            if (held != null) {
+                Outcome other = count1.tryAcquire(now, permits1, policy1);
+                boolean both = other != null && other.spent();
+                count0.releaseHeld(permits0, both);
+                if (both) {
+                    return RateLimitDecision.of(partition, request, multiple, held, other);
+                }
             }
             Count first = inOrder ? count0 : count1;
             Count second = inOrder ? count1 : count0;

@@ -82,6 +82,24 @@ final class WindowCount extends Count {
 
     @Override
     Outcome tryAcquire(long now, long permits, RateLimitPolicy policy) {
+        return acquireFast(now, permits, policy, false);
+    }
+
+    @Override
+    Outcome tryHold(long now, long permits, RateLimitPolicy policy) {
+        return acquireFast(now, permits, policy, true);
+    }
+
+    @Override
+    void releaseHeld(long permits, boolean keep) {
+        long w = (long) WORD.getOpaque(this) & ~LOCKED;
+        // kept: the newest step's permits are the word's sum minus olderSum, which the fast path leaves alone;
+        // undone: the word as it was (nothing else changed, so a compare-and-set that read it before still holds)
+        WORD.setRelease(this, keep ? (w & SUM_MASK) | ((w + VERSION_ONE) & VERSION_MASK) : w - permits);
+    }
+
+    /** The lock-free acquire; {@code hold}: the word is locked as it takes the permits. */
+    private Outcome acquireFast(long now, long permits, RateLimitPolicy policy, boolean hold) {
         while (true) {
             long w = (long) WORD.getAcquire(this);
             int spent = (int) (w & SUM_MASK);
@@ -99,7 +117,7 @@ final class WindowCount extends Count {
                 return null; // a step has passed: the window rolls under the lock
             }
             // succeeds only if no lock holder ran since w was read: the fields read above are that state
-            if (WORD.compareAndSet(this, w, w + permits)) {
+            if (WORD.compareAndSet(this, w, hold ? (w + permits) | LOCKED : w + permits)) {
                 int steps = (window & STRICT) != 0 ? 9 : 8;
                 return new Outcome(policy, State.SPENT, (int) (limit - spent - permits),
                         anchor + (oldest + steps) * step - at, 0, anchor + newest * step);
