@@ -5,7 +5,7 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.SecurityContext;
 import java.security.Principal;
 
-/** The caller as Jakarta REST sees it: the request's {@code SecurityContext} and headers. */
+/** The caller as Jakarta REST sees it: the request's {@code SecurityContext} and headers ({@link RequestHeaders}). */
 final class RequestCaller implements RateLimitCaller {
 
     private final ContainerRequestContext request;
@@ -22,7 +22,7 @@ final class RequestCaller implements RateLimitCaller {
 
     @Override
     public String header(String name) {
-        return request.getHeaderString(name);
+        return RequestHeaders.get(request, name);
     }
 
     @Override

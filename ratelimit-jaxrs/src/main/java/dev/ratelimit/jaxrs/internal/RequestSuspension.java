@@ -67,7 +67,8 @@ final class RequestSuspension {
         }
     }
 
-    private static Class<?> findInterface(Class<?> type, String name) {
+    /** The interface named {@code name} among those {@code type} implements, or null. */
+    static Class<?> findInterface(Class<?> type, String name) {
         Deque<Class<?>> todo = new ArrayDeque<>();
         for (Class<?> c = type; c != null; c = c.getSuperclass()) {
             todo.add(c);
