@@ -252,10 +252,13 @@ public final class InProcessRateLimitStore implements RateLimitStore {
             // by compare-and-set; nobody waits on the second, so the lock order does not matter here
             Outcome held = count0.tryHold(now, permits0, policy0);
             if (held != null) {
-                Outcome other = count1.tryAcquire(now, permits1, policy1);
-                boolean both = other != null && other.spent();
-                count0.releaseHeld(permits0, both);
-                if (both) {
+                Outcome other = null;
+                try {
+                    other = count1.tryAcquire(now, permits1, policy1);
+                } finally {
+                    count0.releaseHeld(permits0, other != null && other.spent());
+                }
+                if (other != null && other.spent()) {
                     return RateLimitDecision.of(partition, request, multiple, held, other);
                 }
             }
