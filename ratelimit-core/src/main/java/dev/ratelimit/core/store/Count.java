@@ -9,9 +9,11 @@ import java.lang.invoke.VarHandle;
  * {@link BucketCount}.
  *
  * <p>Locking: every count carries its own lock, a bit of a volatile word. Every method but
- * {@link #tryAcquire} and {@link #lock} requires the lock ({@code lock(); try { ... } finally { unlock(); }}),
- * which is why none of them is public. {@link #tryAcquire} is the lock-free fast path of a request of
- * one limit; it fails over to the locked path whenever it cannot decide alone.
+ * {@link #tryAcquire}, {@link #tryHold} and {@link #lock} requires the lock
+ * ({@code lock(); try { ... } finally { unlock(); }}), which is why none of them is public. {@link #tryAcquire}
+ * is the lock-free fast path of a request of one limit, {@link #tryHold} that of the first count of a request of
+ * two (it takes the lock as it spends, {@link #releaseHeld} ends it); both fail over to the locked path whenever
+ * they cannot decide alone.
  *
  * <p>Lifecycle: a count is created in its table, spent from, and removed (evicted) once it holds nothing
  * (every permit returned). The evicted mark is set under the lock and never cleared; a caller that finds

@@ -253,12 +253,14 @@ public final class InProcessRateLimitStore implements RateLimitStore {
             Outcome held = count0.tryHold(now, permits0, policy0);
             if (held != null) {
                 Outcome other = null;
+                boolean both = false;
                 try {
                     other = count1.tryAcquire(now, permits1, policy1);
+                    both = other != null && other.spent();
                 } finally {
-                    count0.releaseHeld(permits0, other != null && other.spent());
+                    count0.releaseHeld(permits0, both);
                 }
-                if (other != null && other.spent()) {
+                if (both) {
                     return RateLimitDecision.of(partition, request, multiple, held, other);
                 }
             }
@@ -320,9 +322,12 @@ public final class InProcessRateLimitStore implements RateLimitStore {
                 }
                 for (int k = 0; k < locked && ready; k++) {
                     int i = request.lockOrder(k);
-                    if (counts[i] != null && !counts[i].prepare(counts[i].notBefore(now), request.policy(i))) {
-                        replace((Table) request.handle(i), partition, counts[i], request.policy(i),
-                                counts[i].notBefore(now));
+                    if (counts[i] == null) {
+                        continue;
+                    }
+                    long at = counts[i].notBefore(now);
+                    if (!counts[i].prepare(at, request.policy(i))) {
+                        replace((Table) request.handle(i), partition, counts[i], request.policy(i), at);
                         ready = false;
                     }
                 }
