@@ -12,23 +12,18 @@ run to the next; read the inclusive list, and a difference under ~0.3 us as nois
 """
 import argparse
 import collections
-import json
-import subprocess
+
+from jfr_summary import frames, read
 
 
 def load(path):
-    out = subprocess.run(["jfr", "print", "--json", "--stack-depth", "256", "--events", "jdk.ExecutionSample", path],
-                         capture_output=True, text=True, check=True).stdout
-    events = json.loads(out)["recording"]["events"]
+    events = read(path, "jdk.ExecutionSample")
     inclusive, self_ = collections.Counter(), collections.Counter()
     for event in events:
-        frames = []
-        for frame in (event["values"].get("stackTrace") or {}).get("frames") or []:
-            method = frame.get("method") or {}
-            frames.append(f"{(method.get('type') or {}).get('name', '?').replace('/', '.')}.{method.get('name', '?')}")
-        if frames:
-            self_[frames[0]] += 1
-        for f in set(frames):
+        stack = frames(event)
+        if stack:
+            self_[stack[0]] += 1
+        for f in set(stack):
             inclusive[f] += 1
     return len(events), inclusive, self_
 
@@ -48,7 +43,7 @@ def main():
     for title, a, b in (("inclusive", inc_a, inc_b), ("self", self_a, self_b)):
         print(f"== {title}: us per request, B - A")
         diff = {f: b[f] * scale_b - a[f] * scale_a for f in set(a) | set(b)}
-        for f, d in sorted(diff.items(), key=lambda kv: -abs(kv[1]))[:args.top]:
+        for f, d in sorted(diff.items(), key=lambda kv: (-abs(kv[1]), kv[0]))[:args.top]:
             print(f"{d:+7.2f}  A {a[f] * scale_a:6.2f}  B {b[f] * scale_b:6.2f}  {f}")
 
 

@@ -20,7 +20,6 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: variants.sh OUTDIR}
 target=$root/examples/todos/target
-filter=$root/ratelimit-jaxrs/src/main/java/dev/ratelimit/jaxrs/internal/HeaderFilter.java
 jaxrs_jar=$(cd "$target/lib" && ls ratelimit-jaxrs-*.jar)
 micrometer_jar=$(cd "$target/lib" && ls ratelimit-micrometer-*.jar)
 rm -rf "$out" && mkdir -p "$out"
@@ -32,55 +31,45 @@ done
 mkdir -p "$out/empty" && echo "no classes" > "$out/empty/README" && (cd "$out/empty" && jar cf ../empty.jar README)
 cp "$out/empty.jar" "$out/nometrics/lib/$micrometer_jar"
 
-# FILTER (a class of ratelimit-jaxrs' internal package) with STATEMENT inserted after ANCHOR, into VARIANT's jar
+# CLASS of ratelimit-jaxrs' internal package with STATEMENT inserted after the line ANCHOR, into VARIANT's jar
+#   patch_class VARIANT CLASS ANCHOR STATEMENT
 patch_class() {
   local variant=$1 class=$2 anchor=$3 statement=$4 work="$out/src-$1-$2"
   local source=$root/ratelimit-jaxrs/src/main/java/dev/ratelimit/jaxrs/internal/$class.java
   mkdir -p "$work/classes"
-  ANCHOR="$anchor" STATEMENT="$statement" python3 - "$source" "$work/$class.java" <<'EOF2'
+  ANCHOR="$anchor" STATEMENT="$statement" python3 - "$source" "$work/$class.java" <<'EOF'
 import os, sys
 source = open(sys.argv[1]).read()
 anchor = os.environ["ANCHOR"] + "\n"
 assert source.count(anchor) == 1, sys.argv[1] + " changed: update variants.sh"
 open(sys.argv[2], "w").write(source.replace(anchor, anchor + os.environ["STATEMENT"] + "\n"))
-EOF2
+EOF
   javac -nowarn -cp "$(ls "$out/$variant"/lib/*.jar | tr '\n' ':')" -d "$work/classes" "$work/$class.java"
   (cd "$work/classes" && jar uf "$out/$variant/lib/$jaxrs_jar" dev/ratelimit/jaxrs/internal/$class*.class)
 }
 
-# HeaderFilter with STATEMENT inserted before it writes the headers
-patch_filter() {
-  local variant=$1 statement=$2 work="$out/src-$1"
-  mkdir -p "$work/classes"
-  STATEMENT="$statement" python3 - "$filter" "$work/HeaderFilter.java" <<'EOF'
-import os, sys
-source = open(sys.argv[1]).read()
-anchor = "        MultivaluedMap<String, Object> headers = response.getHeaders();\n"
-assert source.count(anchor) == 1, "HeaderFilter changed: update variants.sh"
-open(sys.argv[2], "w").write(source.replace(anchor, anchor + os.environ["STATEMENT"] + "\n"))
-EOF
-  javac -nowarn -cp "$(ls "$out/$variant"/lib/*.jar | tr '\n' ':')" -d "$work/classes" "$work/HeaderFilter.java"
-  (cd "$work/classes" && jar uf "$out/$variant/lib/$jaxrs_jar" dev/ratelimit/jaxrs/internal/HeaderFilter*.class)
-}
-patch_filter noheaders '        if (ledger != null) { return; }'
-patch_filter constheaders '        if (ledger != null) {
-            headers.put("RateLimit-Limit", single("100000000"));
+# where the shipped filters begin, and where the header filter is about to write the headers
+deciding='    public void filter(ContainerRequestContext request) {'
+ending='    public void filter(ContainerRequestContext request, ContainerResponseContext response) {'
+writing='        MultivaluedMap<String, Object> headers = response.getHeaders();'
+# the five headers of the benchmark's limit (100 000 000 a minute) as constants, into the map "headers"
+constants='            headers.put("RateLimit-Limit", single("100000000"));
             headers.put("RateLimit-Remaining", single("99999999"));
             headers.put("RateLimit-Reset", single("60"));
             headers.put("RateLimit-Policy", single("\"module\";q=100000000;w=60"));
-            headers.put("RateLimit", single("\"module\";r=99999999;t=60"));
+            headers.put("RateLimit", single("\"module\";r=99999999;t=60"));'
+
+patch_class noheaders HeaderFilter "$writing" '        if (ledger != null) { return; }'
+patch_class constheaders HeaderFilter "$writing" "        if (ledger != null) {
+$constants
             return;
-        }'
-patch_class headersonly DecidingFilter '    public void filter(ContainerRequestContext request) {' '        if (request != null) { return; }'
-patch_class headersonly HeaderFilter '    public void filter(ContainerRequestContext request, ContainerResponseContext response) {' '        if (response != null) {
-            MultivaluedMap<String, Object> headers = response.getHeaders();
-            headers.put("RateLimit-Limit", single("100000000"));
-            headers.put("RateLimit-Remaining", single("99999999"));
-            headers.put("RateLimit-Reset", single("60"));
-            headers.put("RateLimit-Policy", single("\"module\";q=100000000;w=60"));
-            headers.put("RateLimit", single("\"module\";r=99999999;t=60"));
+        }"
+patch_class headersonly DecidingFilter "$deciding" '        if (request != null) { return; }'
+patch_class headersonly HeaderFilter "$ending" "        if (response != null) {
+    $writing
+$constants
             return;
-        }'
-patch_class filtersonly DecidingFilter '    public void filter(ContainerRequestContext request) {' '        if (request != null) { return; }'
-patch_class filtersonly HeaderFilter '    public void filter(ContainerRequestContext request, ContainerResponseContext response) {' '        if (response != null) { return; }'
+        }"
+patch_class filtersonly DecidingFilter "$deciding" '        if (request != null) { return; }'
+patch_class filtersonly HeaderFilter "$ending" '        if (response != null) { return; }'
 echo "variants in $out: full nometrics constheaders noheaders headersonly filtersonly"
