@@ -29,34 +29,54 @@ public final class RateLimitDecision {
     private final boolean allowed;
 
     private RateLimitDecision(String partition, RateLimitRequest request, int multiple, Outcome first, Outcome second,
-                              Outcome[] all) {
-        if (multiple < 1) {
-            throw new IllegalArgumentException("multiple must be >= 1, was " + multiple);
-        }
+                              Outcome[] all, boolean allowed) {
         this.partition = partition;
         this.request = request;
         this.multiple = multiple;
         this.first = first;
         this.second = second;
         this.all = all;
-        int n = size();
+        this.allowed = allowed;
+    }
+
+    /** A decision of {@code outcomes} (one per limit of {@code request}), checked. */
+    private static RateLimitDecision checked(String partition, RateLimitRequest request, int multiple, Outcome first,
+                                             Outcome second, Outcome[] all) {
+        checkMultiple(multiple);
+        int n = all != null ? all.length : second != null ? 2 : 1;
         if (n != request.size()) {
             throw new IllegalArgumentException("a decision needs one outcome per limit of " + request + ", had " + n);
         }
-        boolean ok = true;
+        boolean allowed = true;
         for (int i = 0; i < n; i++) {
-            Outcome o = outcome(i);
+            Outcome o = all != null ? all[i] : i == 0 ? first : second;
             if (o == null) {
                 throw new IllegalArgumentException("outcome " + i + " is null");
             }
-            ok &= o.state != State.REFUSED || request.kind(i) != RateLimitRequest.Kind.ACQUIRE;
+            allowed &= allows(o, request, i);
         }
-        this.allowed = ok;
+        return new RateLimitDecision(partition, request, multiple, first, second, all, allowed);
+    }
+
+    /** False when {@code o} refuses limit {@code i} of {@code request}, and that limit is enforced. */
+    private static boolean allows(Outcome o, RateLimitRequest request, int i) {
+        return o.state != State.REFUSED || request.kind(i) != RateLimitRequest.Kind.ACQUIRE;
+    }
+
+    private static void checkMultiple(int multiple) {
+        if (multiple < 1) {
+            throw new IllegalArgumentException("multiple must be >= 1, was " + multiple);
+        }
     }
 
     /** The decision on a request of one limit. */
     public static RateLimitDecision of(String partition, RateLimitRequest request, int multiple, Outcome outcome) {
-        return new RateLimitDecision(partition, request, multiple, outcome, null, null);
+        // checked() written out for a store's common case, small enough to inline
+        checkMultiple(multiple);
+        if (outcome == null || request.size() != 1) {
+            return checked(partition, request, multiple, outcome, null, null); // throws, naming what is wrong
+        }
+        return new RateLimitDecision(partition, request, multiple, outcome, null, null, allows(outcome, request, 0));
     }
 
     /** The decision on a request of two limits, their outcomes in the request's order. */
@@ -65,7 +85,12 @@ public final class RateLimitDecision {
         if (second == null) {
             throw new IllegalArgumentException("outcome 1 is null");
         }
-        return new RateLimitDecision(partition, request, multiple, first, second, null);
+        checkMultiple(multiple);
+        if (first == null || request.size() != 2) {
+            return checked(partition, request, multiple, first, second, null); // throws, naming what is wrong
+        }
+        return new RateLimitDecision(partition, request, multiple, first, second, null,
+                allows(first, request, 0) && allows(second, request, 1));
     }
 
     /** The decision on a request; {@code outcomes} one per limit, in the request's order. */
@@ -78,8 +103,7 @@ public final class RateLimitDecision {
         return switch (outcomes.length) {
             case 1 -> of(partition, request, multiple, outcomes[0]);
             case 2 -> of(partition, request, multiple, outcomes[0], outcomes[1]);
-            default -> new RateLimitDecision(partition, request, multiple, outcomes.length == 0 ? null : outcomes[0],
-                    null, outcomes);
+            default -> checked(partition, request, multiple, outcomes.length == 0 ? null : outcomes[0], null, outcomes);
         };
     }
 

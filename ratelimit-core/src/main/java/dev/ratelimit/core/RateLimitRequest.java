@@ -40,6 +40,12 @@ public final class RateLimitRequest {
     private final int[] costs;
     private final Kind[] kinds;
     private final int[] lockOrder;
+    // limit 0 once more, outside the arrays: a store deciding a request of one limit reads it one reference sooner
+    private final int size;
+    private final Object handle0;
+    private final RateLimitPolicy policy0;
+    private final int cost0;
+    private final Kind kind0;
 
     private RateLimitRequest(Builder b) {
         int n = b.keys.size();
@@ -58,6 +64,11 @@ public final class RateLimitRequest {
         for (int i = 0; i < n; i++) {
             lockOrder[i] = order[i];
         }
+        this.size = n;
+        this.handle0 = handles[0];
+        this.policy0 = policies[0];
+        this.cost0 = costs[0];
+        this.kind0 = kinds[0];
     }
 
     /** A request of one limit. */
@@ -71,12 +82,12 @@ public final class RateLimitRequest {
 
     /** The number of limits, at least 1. */
     public int size() {
-        return keys.length;
+        return size;
     }
 
     /** The store's handle on the counts of limit {@code i}: what {@link RateLimitStore#bind} returned for its key. */
     public Object handle(int i) {
-        return handles[i];
+        return i == 0 ? handle0 : handles[i];
     }
 
     /** The counts limit {@code i} spends from. */
@@ -86,17 +97,17 @@ public final class RateLimitRequest {
 
     /** The policy of limit {@code i}: what the caller sees in headers, and what a new count is sized by. */
     public RateLimitPolicy policy(int i) {
-        return policies[i];
+        return i == 0 ? policy0 : policies[i];
     }
 
     /** Permits one call spends from limit {@code i}, {@code >= 1}. */
     public int cost(int i) {
-        return costs[i];
+        return i == 0 ? cost0 : costs[i];
     }
 
     /** How limit {@code i} spends. */
     public Kind kind(int i) {
-        return kinds[i];
+        return i == 0 ? kind0 : kinds[i];
     }
 
     /**

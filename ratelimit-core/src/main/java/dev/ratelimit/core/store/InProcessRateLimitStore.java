@@ -92,6 +92,30 @@ public final class InProcessRateLimitStore implements RateLimitStore {
      * is allowed allocates nothing but the decision (and its outcome).
      */
     public RateLimitDecision decide(String partition, RateLimitRequest request, int multiple) {
+        // the common cases first, without a lock: one or two enforced limits whose counts exist and can spend
+        // alone (Count#tryAcquire, Count#tryHold); everything else, and whatever these cannot decide, in full
+        int n = request.size();
+        if (multiple > 0 && n <= 2 && request.kind(0) == Kind.ACQUIRE) {
+            Count count0 = ((Table) request.handle(0)).get(partition);
+            if (n == 1 && count0 != null) {
+                Outcome fast = count0.tryAcquire(clock.getAsLong(), (long) request.cost(0) * multiple, request.policy(0));
+                if (fast != null) {
+                    return RateLimitDecision.of(partition, request, multiple, fast);
+                }
+            } else if (n == 2 && count0 != null && request.kind(1) == Kind.ACQUIRE) {
+                Count count1 = ((Table) request.handle(1)).get(partition);
+                if (count1 != null) {
+                    RateLimitDecision both = holdBoth(partition, request, multiple, count0, count1, clock.getAsLong());
+                    if (both != null) {
+                        return both;
+                    }
+                }
+            }
+        }
+        return decideInFull(partition, request, multiple);
+    }
+
+    private RateLimitDecision decideInFull(String partition, RateLimitRequest request, int multiple) {
         if (multiple < 1) {
             throw new IllegalArgumentException("multiple must be >= 1, was " + multiple);
         }
@@ -124,7 +148,7 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         boolean any = false;
         for (int i = 0; i < n; i++) {
             if (decision.outcome(i).spent() && request.kind(i) != Kind.CHARGE) {
-                counts[i] = ((Table) request.handle(i)).counts.get(decision.partition());
+                counts[i] = ((Table) request.handle(i)).get(decision.partition());
                 any |= counts[i] != null;
             }
         }
@@ -168,14 +192,14 @@ public final class InProcessRateLimitStore implements RateLimitStore {
     /** Forgets every count, as if the store were new (the test API's reset). Not atomic with requests in flight. */
     public void clear() {
         for (Table table : tables.values()) {
-            table.counts.forEach((partition, count) -> {
+            table.forEach((partition, count) -> {
                 count.lock();
                 try {
                     count.evict();
                 } finally {
                     count.unlock();
                 }
-                if (table.counts.remove(partition, count)) {
+                if (table.remove(partition, count)) {
                     tracked.decrementAndGet();
                 }
             });
@@ -248,21 +272,9 @@ public final class InProcessRateLimitStore implements RateLimitStore {
             if (count1 == null) {
                 return null;
             }
-            // the common case without locks: the first count held with its permits while the second takes its own
-            // by compare-and-set; nobody waits on the second, so the lock order does not matter here
-            Outcome held = count0.tryHold(now, permits0, policy0);
-            if (held != null) {
-                Outcome other = null;
-                boolean both = false;
-                try {
-                    other = count1.tryAcquire(now, permits1, policy1);
-                    both = other != null && other.spent();
-                } finally {
-                    count0.releaseHeld(permits0, both);
-                }
-                if (both) {
-                    return RateLimitDecision.of(partition, request, multiple, held, other);
-                }
+            RateLimitDecision both = holdBoth(partition, request, multiple, count0, count1, now);
+            if (both != null) {
+                return both;
             }
             Count first = inOrder ? count0 : count1;
             Count second = inOrder ? count1 : count0;
@@ -302,6 +314,30 @@ public final class InProcessRateLimitStore implements RateLimitStore {
                 first.unlock();
             }
         }
+    }
+
+    /**
+     * Two enforced limits without waiting on a lock: the first count held with its permits while the second takes
+     * its own by compare-and-set; nobody waits on the second, so the lock order does not matter here.
+     *
+     * @return the decision when both spent; null (nothing spent) when either count needs the locked path
+     */
+    private static RateLimitDecision holdBoth(String partition, RateLimitRequest request, int multiple, Count count0,
+                                              Count count1, long now) {
+        long permits0 = (long) request.cost(0) * multiple;
+        Outcome held = count0.tryHold(now, permits0, request.policy(0));
+        if (held == null) {
+            return null;
+        }
+        Outcome other = null;
+        boolean both = false;
+        try {
+            other = count1.tryAcquire(now, (long) request.cost(1) * multiple, request.policy(1));
+            both = other != null && other.spent();
+        } finally {
+            count0.releaseHeld(permits0, both);
+        }
+        return both ? RateLimitDecision.of(partition, request, multiple, held, other) : null;
     }
 
     private Outcome[] decideAll(String partition, RateLimitRequest request, int multiple) {
@@ -395,12 +431,12 @@ public final class InProcessRateLimitStore implements RateLimitStore {
     /** Replaces a count that holds nothing by one sized by {@code policy}. Requires the old count's lock. */
     private static void replace(Table table, String partition, Count old, RateLimitPolicy policy, long now) {
         old.evict();
-        table.counts.replace(partition, old, table.newCount(now, policy));
+        table.replace(partition, old, table.newCount(now, policy));
     }
 
     /** The count of (table, partition), created if there is room; null when the store is full. */
     private Count find(Table table, String partition, RateLimitPolicy policy, long now) {
-        Count count = table.counts.get(partition);
+        Count count = table.get(partition);
         if (count != null) {
             return count;
         }
@@ -408,7 +444,7 @@ public final class InProcessRateLimitStore implements RateLimitStore {
             return null;
         }
         Count created = table.newCount(now, policy);
-        Count raced = table.counts.putIfAbsent(partition, created);
+        Count raced = table.putIfAbsent(partition, created);
         if (raced != null) {
             tracked.decrementAndGet();
             return raced;
@@ -451,7 +487,7 @@ public final class InProcessRateLimitStore implements RateLimitStore {
     /** Drops every count that holds nothing. */
     private void sweep(long now) {
         for (Table table : tables.values()) {
-            table.counts.forEach((partition, count) -> {
+            table.forEach((partition, count) -> {
                 boolean dropped;
                 boolean live = count.lock();
                 try {
@@ -462,17 +498,20 @@ public final class InProcessRateLimitStore implements RateLimitStore {
                 } finally {
                     count.unlock();
                 }
-                if (dropped && table.counts.remove(partition, count)) {
+                if (dropped && table.remove(partition, count)) {
                     tracked.decrementAndGet();
                 }
             });
         }
     }
 
-    /** The counts of one key: the store's handle on it ({@link #bind}). */
-    static final class Table {
+    /**
+     * The counts of one key by partition: the store's handle on it ({@link #bind}). The map itself rather than a
+     * field of it, so that a request reaches a count one reference sooner.
+     */
+    @SuppressWarnings("serial") // never serialized: a handle lives and dies with its store
+    static final class Table extends ConcurrentHashMap<String, Count> {
         final CountKey key;
-        final ConcurrentHashMap<String, Count> counts = new ConcurrentHashMap<>();
         private final boolean bucket;
 
         Table(CountKey key) {
@@ -486,7 +525,7 @@ public final class InProcessRateLimitStore implements RateLimitStore {
 
         @Override
         public String toString() {
-            return "Table[" + key + ", " + counts.size() + " counts]";
+            return "Table[" + key + ", " + size() + " counts]";
         }
     }
 }
