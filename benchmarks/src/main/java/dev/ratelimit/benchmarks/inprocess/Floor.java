@@ -34,6 +34,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *       {@link Outcome}, 88 B);</li>
  *   <li>{@code store}: {@code InProcessRateLimitStore.decide}, which adds the count's arithmetic to the above.</li>
  * </ul>
+ * The same for two limits on one request ({@link TwoLimits}): {@code twoClockMapCasDecision} finds two states and
+ * sets a word of each (two compare-and-sets, as Bucket4j's {@code synchronized} takes two), then makes the decision
+ * of two outcomes (136 B); {@code twoStore} is the store's decision of two limits.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -61,16 +64,22 @@ public class Floor {
 
     String key = "sub:alice";
     final RateLimitPolicy policy = Ours.policy("hot");
+    final RateLimitPolicy second = Ours.policy("hourly");
     final ConcurrentHashMap<String, Word> words = new ConcurrentHashMap<>();
+    final ConcurrentHashMap<String, Word> secondWords = new ConcurrentHashMap<>();
     InProcessRateLimitStore store;
     RateLimitRequest request;
+    RateLimitRequest twoRequest;
 
     @Setup
     public void setUp() {
         words.put(key, new Word());
+        secondWords.put(key, new Word());
         store = new InProcessRateLimitStore();
         request = Ours.request(store, policy);
+        twoRequest = Ours.request(store, Ours.policy("burst"), second);
         Checks.allowed(store.decide(key, request, 1));
+        Checks.allowed(store.decide(key, twoRequest, 1));
         System.gc();
     }
 
@@ -109,5 +118,27 @@ public class Floor {
     @Benchmark
     public RateLimitDecision store() {
         return store.decide(key, request, 1);
+    }
+
+    @Benchmark
+    public RateLimitDecision twoClockMapCasDecision() {
+        long now = System.nanoTime();
+        Word first = words.get(key);
+        Word other = secondWords.get(key);
+        long w = (long) WORD.getAcquire(first);
+        if (!WORD.compareAndSet(first, w, w + 1)) {
+            return null;
+        }
+        long v = (long) WORD.getAcquire(other);
+        if (!WORD.compareAndSet(other, v, v + 1)) {
+            return null;
+        }
+        return RateLimitDecision.of(key, twoRequest, 1, new Outcome(policy, RateLimitDecision.State.SPENT, (int) w, now, 0, w),
+                new Outcome(second, RateLimitDecision.State.SPENT, (int) v, now, 0, v));
+    }
+
+    @Benchmark
+    public RateLimitDecision twoStore() {
+        return store.decide(key, twoRequest, 1);
     }
 }
