@@ -11,7 +11,6 @@ import dev.ratelimit.core.store.InProcessRateLimitStore;
 import io.github.bucket4j.local.LocalBucket;
 import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
 import io.smallrye.faulttolerance.api.Guard;
-import java.lang.reflect.Field;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -166,24 +165,20 @@ public class Footprint {
     }
 
     /**
-     * The counts themselves, as the store keeps them: the values of the table of {@code policy}'s key. The
-     * count classes are the store's own (package-private); their table is read by reflection.
+     * The counts themselves, as the store keeps them: the values of the table of {@code policy}'s key (the store's
+     * handle on the key is that table, a map from partition to count; the count classes are the store's own).
      */
     private static Object[] counts(RateLimitPolicy policy, int partitions) {
         InProcessRateLimitStore store = fill(new InProcessRateLimitStore(partitions, System::nanoTime), policy, partitions);
         Object table = store.bind(new CountKey(policy.name(), null, policy.algorithm()));
-        try {
-            Field field = table.getClass().getDeclaredField("counts");
-            field.setAccessible(true);
-            Map<?, ?> counts = (Map<?, ?>) field.get(table);
-            Object[] all = counts.values().toArray();
-            if (all.length != partitions) {
-                throw new IllegalStateException("expected " + partitions + " counts, found " + all.length);
-            }
-            return all;
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot read the counts of " + table, e);
+        if (!(table instanceof Map<?, ?> counts)) {
+            throw new IllegalStateException("the store's handle on a key is no longer its map of counts: " + table);
         }
+        Object[] all = counts.values().toArray();
+        if (all.length != partitions) {
+            throw new IllegalStateException("expected " + partitions + " counts, found " + all.length);
+        }
+        return all;
     }
 
     private static LocalBucket spent(LocalBucket bucket) {
