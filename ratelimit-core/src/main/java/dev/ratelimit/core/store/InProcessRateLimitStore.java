@@ -93,7 +93,8 @@ public final class InProcessRateLimitStore implements RateLimitStore {
      */
     public RateLimitDecision decide(String partition, RateLimitRequest request, int multiple) {
         // the common cases first, without a lock: one or two enforced limits whose counts exist and can spend
-        // alone (Count#tryAcquire, Count#tryHold); everything else, and whatever these cannot decide, in full
+        // alone (Count#tryAcquire, Count#tryHold); everything else, and whatever these cannot decide, in full,
+        // under the counts' locks (which decides everything: the paths below do not try these again)
         int n = request.size();
         if (multiple > 0 && n <= 2 && request.kind(0) == Kind.ACQUIRE) {
             Count count0 = ((Table) request.handle(0)).get(partition);
@@ -227,12 +228,6 @@ public final class InProcessRateLimitStore implements RateLimitStore {
             if (count == null) {
                 return Outcome.uncounted(policy);
             }
-            if (kind == Kind.ACQUIRE) {
-                Outcome fast = count.tryAcquire(now, permits, policy);
-                if (fast != null) {
-                    return fast;
-                }
-            }
             boolean live = count.lock();
             try {
                 if (!live) {
@@ -254,8 +249,9 @@ public final class InProcessRateLimitStore implements RateLimitStore {
     }
 
     /**
-     * Two enforced limits, the common case of several: {@link #decideAll} without its arrays and loops. Null
-     * (nothing done) when the store has no room for a count: {@link #decideAll} lets the request through uncounted.
+     * Two enforced limits, the common case of several, under both counts' locks: {@link #decideAll} without its
+     * arrays and loops. Null (nothing done) when the store has no room for a count: {@link #decideAll} lets the
+     * request through uncounted.
      */
     private RateLimitDecision decideTwo(String partition, RateLimitRequest request, int multiple) {
         Table table0 = (Table) request.handle(0);
@@ -271,10 +267,6 @@ public final class InProcessRateLimitStore implements RateLimitStore {
             Count count1 = count0 == null ? null : find(table1, partition, policy1, now);
             if (count1 == null) {
                 return null;
-            }
-            RateLimitDecision both = holdBoth(partition, request, multiple, count0, count1, now);
-            if (both != null) {
-                return both;
             }
             Count first = inOrder ? count0 : count1;
             Count second = inOrder ? count1 : count0;
