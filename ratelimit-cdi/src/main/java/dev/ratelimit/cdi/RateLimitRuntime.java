@@ -6,7 +6,6 @@ import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.metrics.RateLimitMetrics;
-import dev.ratelimit.core.store.InProcessRateLimitStore;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
@@ -63,9 +62,6 @@ public class RateLimitRuntime {
                 .metrics(recorder)
                 .clock(configuration.clock())
                 .build();
-        if (store instanceof InProcessRateLimitStore inProcess && settings.enabled()) {
-            recorder.counts(inProcess::trackedCounts, inProcess.maxTrackedPartitions());
-        }
     }
 
     @SuppressWarnings("unchecked")
@@ -116,7 +112,7 @@ public class RateLimitRuntime {
             checked.set(true); // nothing is applied: a key naming nothing changes nothing either
             return;
         }
-        List<String> warnings = engine.unknownKeyWarnings();
+        List<String> warnings = engine.binder().unknownKeyWarnings();
         if (warnings.isEmpty() || !restToFollow) {
             if (checked.compareAndSet(false, true)) {
                 warn(warnings);
@@ -127,7 +123,7 @@ public class RateLimitRuntime {
     /** The Jakarta REST application has deployed (every resource method bound): the deferred configuration check. */
     public void deploymentComplete() {
         if (!checked.get() && checked.compareAndSet(false, true)) {
-            warn(engine.unknownKeyWarnings());
+            warn(engine.binder().unknownKeyWarnings());
         }
     }
 

@@ -93,11 +93,6 @@ public final class RateLimitDecision {
                 allows(first, request, 0) && allows(second, request, 1));
     }
 
-    /** The decision on a request; {@code outcomes} one per limit, in the request's order. */
-    public static RateLimitDecision of(String partition, RateLimitRequest request, int multiple, List<Outcome> outcomes) {
-        return ofArray(partition, request, multiple, outcomes.toArray(new Outcome[0]));
-    }
-
     /** The decision on a request; takes {@code outcomes} over (the caller must not change it). */
     public static RateLimitDecision ofArray(String partition, RateLimitRequest request, int multiple, Outcome[] outcomes) {
         return switch (outcomes.length) {

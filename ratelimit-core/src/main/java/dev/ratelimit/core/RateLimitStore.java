@@ -1,5 +1,6 @@
 package dev.ratelimit.core;
 
+import dev.ratelimit.core.metrics.RateLimitMetrics;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -51,6 +52,25 @@ public interface RateLimitStore {
     CompletionStage<RateLimitDecision> acquire(String partition, RateLimitRequest request, int multiple);
 
     /**
+     * True when this store decides on the caller's thread without waiting for anything (no I/O): then the engine
+     * calls {@link #decide} instead of {@link #acquire}, and makes no stage and no timer per call. A property of
+     * the store, constant for its life; read once, when the engine is built. Default false.
+     */
+    default boolean answersAtOnce() {
+        return false;
+    }
+
+    /**
+     * {@link #acquire}, answered on the caller's thread: for a store that {@link #answersAtOnce()} (the in-process
+     * store), the only one the engine calls this on.
+     *
+     * @throws UnsupportedOperationException by default: the store does not answer at once
+     */
+    default RateLimitDecision decide(String partition, RateLimitRequest request, int multiple) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not answer at once: call acquire");
+    }
+
+    /**
      * Gives back every permit the decision spent (its {@link RateLimitDecision.State#SPENT} outcomes of
      * kind {@code ACQUIRE} or {@code SHADOW}; charges stay spent), each to the step it was spent in,
      * unless it has returned already. Never blocks.
@@ -58,6 +78,24 @@ public interface RateLimitStore {
      * @return completes once the permits are back; fails when the store could not give them back
      */
     CompletionStage<Void> release(RateLimitDecision decision);
+
+    /**
+     * Forgets every count, as if the store were new: what the test API's {@code reset()} does. Not atomic with
+     * calls in flight.
+     *
+     * @throws UnsupportedOperationException by default: a store shared by several instances keeps its counts
+     *                                       for all of them (flush its keys instead)
+     */
+    default void clear() {
+        throw new UnsupportedOperationException("ratelimit: the store " + this + " cannot forget its counts here");
+    }
+
+    /**
+     * Called once, when the engine is built with metrics: a store that keeps counts in this JVM reports how many
+     * ({@link RateLimitMetrics#counts}, the {@code ratelimit.counts} gauge). Default: nothing to report.
+     */
+    default void register(RateLimitMetrics metrics) {
+    }
 
     /**
      * How metrics and logs name this store: {@code in-process}, {@code redis}, or by default the class name.

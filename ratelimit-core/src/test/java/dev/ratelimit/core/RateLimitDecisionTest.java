@@ -59,7 +59,7 @@ class RateLimitDecisionTest {
         Outcome hourly = spent(HOURLY, 499, 3600_000_000_000L);
         RateLimitRequest request = request(List.of(BURST, HOURLY), List.of(Kind.SHADOW, Kind.ACQUIRE), 1);
 
-        RateLimitDecision decision = RateLimitDecision.of("p", request, 1, List.of(shadow, hourly));
+        RateLimitDecision decision = RateLimitDecision.ofArray("p", request, 1, new Outcome[] {shadow, hourly});
 
         assertThat(decision.allowed()).isTrue();
         assertThat(decision.refuses(0)).isFalse();
@@ -74,7 +74,7 @@ class RateLimitDecisionTest {
         Outcome hourly = refused(HOURLY, 3 * 1_000_000_000L);
         RateLimitRequest request = request(List.of(BURST, HOURLY), List.of(Kind.SHADOW, Kind.ACQUIRE), 1);
 
-        RateLimitDecision decision = RateLimitDecision.of("p", request, 1, List.of(shadow, hourly));
+        RateLimitDecision decision = RateLimitDecision.ofArray("p", request, 1, new Outcome[] {shadow, hourly});
 
         assertThat(decision.allowed()).isFalse();
         assertThat(decision.refused()).containsExactly(hourly);
@@ -96,18 +96,16 @@ class RateLimitDecisionTest {
     }
 
     @Test
-    void decisionNeedsOneOutcomePerLimitAndKeepsItsOwnCopy() {
+    void decisionNeedsOneOutcomePerLimit() {
         RateLimitRequest two = request(List.of(BURST, HOURLY), List.of(Kind.ACQUIRE, Kind.ACQUIRE), 1);
         RateLimitRequest one = request(List.of(BURST), List.of(Kind.ACQUIRE), 1);
 
-        assertThatIllegalArgumentException().isThrownBy(() -> RateLimitDecision.of("p", two, 1, List.of()));
+        assertThatIllegalArgumentException().isThrownBy(() -> RateLimitDecision.ofArray("p", two, 1, new Outcome[] {}));
         assertThatIllegalArgumentException().isThrownBy(() -> RateLimitDecision.of("p", two, 1, spent(BURST, 4, 1)))
                 .withMessageContaining("had 1");
         assertThatIllegalArgumentException().isThrownBy(() -> RateLimitDecision.of("p", one, 1, (Outcome) null))
                 .withMessage("outcome 0 is null");
-        List<Outcome> outcomes = new ArrayList<>(List.of(spent(BURST, 4, 1), spent(HOURLY, 499, 1)));
-        RateLimitDecision decision = RateLimitDecision.of("p", two, 1, outcomes);
-        outcomes.clear();
+        RateLimitDecision decision = RateLimitDecision.of("p", two, 1, spent(BURST, 4, 1), spent(HOURLY, 499, 1));
 
         assertThat(decision.outcomes()).hasSize(2);
         assertThatThrownBy(() -> decision.outcomes().clear()).isInstanceOf(UnsupportedOperationException.class);
@@ -124,8 +122,7 @@ class RateLimitDecisionTest {
         RateLimitRequest three = request(List.of(BURST, HOURLY, daily), List.of(Kind.ACQUIRE, Kind.ACQUIRE, Kind.ACQUIRE), 1);
 
         for (RateLimitDecision d : List.of(RateLimitDecision.of("p", two, 1, burst, hourly),
-                RateLimitDecision.ofArray("p", two, 1, new Outcome[] {burst, hourly}),
-                RateLimitDecision.of("p", two, 1, List.of(burst, hourly)))) {
+                RateLimitDecision.ofArray("p", two, 1, new Outcome[] {burst, hourly}))) {
             assertThat(d.size()).isEqualTo(2);
             assertThat(d.outcome(0)).isSameAs(burst);
             assertThat(d.outcome(1)).isSameAs(hourly);
@@ -133,7 +130,7 @@ class RateLimitDecisionTest {
             assertThat(d.allowed()).isTrue();
             assertThatThrownBy(() -> d.outcome(2)).isInstanceOf(IndexOutOfBoundsException.class);
         }
-        RateLimitDecision d3 = RateLimitDecision.of("p", three, 1, List.of(burst, hourly, day));
+        RateLimitDecision d3 = RateLimitDecision.ofArray("p", three, 1, new Outcome[] {burst, hourly, day});
         assertThat(d3.size()).isEqualTo(3);
         assertThat(d3.outcomes()).containsExactly(burst, hourly, day);
         assertThat(d3.allowed()).isFalse();
@@ -295,7 +292,7 @@ class RateLimitDecisionTest {
             policies.add(o.policy());
             kinds.add(Kind.ACQUIRE);
         }
-        return RateLimitDecision.of("p", request(policies, kinds, 1), 1, List.of(outcomes));
+        return RateLimitDecision.ofArray("p", request(policies, kinds, 1), 1, outcomes.clone());
     }
 
     private static Outcome spent(RateLimitPolicy policy, int remaining, long resetNanos) {

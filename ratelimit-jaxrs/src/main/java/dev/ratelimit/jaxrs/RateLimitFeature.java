@@ -5,7 +5,7 @@ import dev.ratelimit.cdi.LimitResolver;
 import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.cdi.ResolvedLimits;
 import dev.ratelimit.core.engine.BoundLimits;
-import dev.ratelimit.core.engine.RateLimitEngine;
+import dev.ratelimit.core.engine.LimitBinder;
 import dev.ratelimit.jaxrs.internal.ApplicationLocator;
 import dev.ratelimit.jaxrs.internal.DecidingFilter;
 import dev.ratelimit.jaxrs.internal.DeferredRefusalFilter;
@@ -55,11 +55,11 @@ public class RateLimitFeature implements DynamicFeature {
         if (!d.runtime.settings().enabled()) {
             return;
         }
-        RateLimitEngine engine = d.runtime.engine();
         ResolvedLimits limits = LimitResolver.forResourceMethod(d.runtime.settings(), d.moduleClass,
                 LimitResolver.userClass(resourceClass), method);
-        BoundLimits transport = engine.bindOncePerRequest(limits.where(), limits.declared(RateLimitScope.TRANSPORT));
-        BoundLimits principal = engine.bindOncePerRequest(limits.where(), limits.declared(RateLimitScope.PRINCIPAL));
+        LimitBinder binder = d.runtime.engine().binder();
+        BoundLimits transport = binder.bindOncePerRequest(limits.where(), limits.declared(RateLimitScope.TRANSPORT));
+        BoundLimits principal = binder.bindOncePerRequest(limits.where(), limits.declared(RateLimitScope.PRINCIPAL));
         // bound even without TRANSPORT limits: it makes the request's ledger, which bean limits and the
         // programmatic API join
         context.register(DecidingFilter.of(RateLimitScope.TRANSPORT, d.runtime, method, transport), TRANSPORT_PRIORITY);

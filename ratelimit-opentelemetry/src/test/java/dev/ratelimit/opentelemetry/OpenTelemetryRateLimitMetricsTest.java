@@ -1,5 +1,7 @@
 package dev.ratelimit.opentelemetry;
 
+import static dev.ratelimit.core.testing.EngineFixtures.spendNow;
+import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
 import static dev.ratelimit.core.testing.EngineFixtures.failing;
 import static dev.ratelimit.core.testing.EngineFixtures.limit;
 import static dev.ratelimit.core.testing.EngineFixtures.settings;
@@ -63,7 +65,7 @@ class OpenTelemetryRateLimitMetricsTest {
     @Test
     void allowedAndRefusedAreCountedByLimitOutcomeAndPlan() {
         RateLimitEngine engine = engine("ratelimit.plans", "gold", "ratelimit.plans.gold.limits.default.permit-limit", "10");
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
 
         for (int i = 0; i < 4; i++) {
             decide(engine, limits, TestCaller.user("bob"));
@@ -82,7 +84,7 @@ class OpenTelemetryRateLimitMetricsTest {
         RateLimitEngine engine = RateLimitEngine.builder(settings("ratelimit.max-tracked-partitions", "50"), store)
                 .metrics(metrics).clock(clock).build();
         metrics.counts(store::trackedCounts, store.maxTrackedPartitions());
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
         for (int i = 0; i < 7; i++) {
             decide(engine, limits, "partition-" + i);
         }
@@ -119,7 +121,7 @@ class OpenTelemetryRateLimitMetricsTest {
         RateLimitEngine engine = RateLimitEngine.builder(
                 settings("ratelimit.limits.default.mode", "shadow", "ratelimit.max-tracked-partitions", "1"),
                 new InProcessRateLimitStore(1, clock)).metrics(metrics).clock(clock).build();
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 1, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 1, 60)));
 
         decide(engine, limits, "a");
         decide(engine, limits, "a");
@@ -134,7 +136,7 @@ class OpenTelemetryRateLimitMetricsTest {
     @Test
     void aFailingStoreIsCountedFailedPerLimitAndTimedAsFailed() {
         RateLimitEngine engine = RateLimitEngine.builder(settings(), failing()).metrics(metrics).build();
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("module", 100, 60), limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("module", 100, 60), limit("default", 3, 60)));
 
         assertThatThrownBy(() -> decide(engine, limits, "p")).isInstanceOf(RateLimitStoreException.class);
 
@@ -148,7 +150,7 @@ class OpenTelemetryRateLimitMetricsTest {
         RateLimitEngine engine = RateLimitEngine.builder(
                 settings("ratelimit.store.timeout-millis", "20", "ratelimit.store.on-failure", "allow"), silent())
                 .metrics(metrics).build();
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
 
         assertThat(decide(engine, limits, "p").allowed()).isTrue();
 
@@ -163,11 +165,11 @@ class OpenTelemetryRateLimitMetricsTest {
         RateLimitEngine engine = engine("ratelimit.partition-header", "X-Api-Key", "ratelimit.plans", "gold",
                 "ratelimit.plans.gold.limits.default.permit-limit", "10",
                 "ratelimit.limits.items.permit-limit", "50", "ratelimit.limits.items.window-seconds", "60");
-        BoundLimits all = engine.bindOncePerRequest("GET /todos TodoResource.all()",
+        BoundLimits all = engine.binder().bindOncePerRequest("GET /todos TodoResource.all()",
                 List.of(limit("module", 100, 60), limit("default", 3, 60)));
-        BoundLimits one = engine.bindOncePerRequest("GET /todos/{id} TodoResource.one(long)", List.of(limit("module", 100, 60)));
-        BoundLimits export = engine.bind("ExportService.export()", List.of(limit("export", 1, 10)));
-        NamedLimit items = engine.named("items");
+        BoundLimits one = engine.binder().bindOncePerRequest("GET /todos/{id} TodoResource.one(long)", List.of(limit("module", 100, 60)));
+        BoundLimits export = engine.binder().bind("ExportService.export()", List.of(limit("export", 1, 10)));
+        NamedLimit items = engine.binder().named("items");
 
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < 600; i++) {
@@ -183,9 +185,9 @@ class OpenTelemetryRateLimitMetricsTest {
             seen.add(user);
             RequestLedger ledger = engine.ledger(caller, null);
             seen.add(ledger.partition());
-            engine.decideNow(ledger, i % 3 == 0 ? one : all);
-            engine.decideNow(ledger, export);
-            engine.spendNow(ledger, items, 1 + i % 3, i % 5 == 0);
+            decideNow(engine, ledger, i % 3 == 0 ? one : all);
+            decideNow(engine, ledger, export);
+            spendNow(engine, ledger, items, 1 + i % 3, i % 5 == 0);
             clock.advanceMillis(7);
         }
 
@@ -203,7 +205,8 @@ class OpenTelemetryRateLimitMetricsTest {
         }
         assertThat(valuesByKeySet).containsOnlyKeys(
                 Set.of(RateLimitMetrics.POLICY, RateLimitMetrics.OUTCOME, RateLimitMetrics.PLAN),
-                Set.of(RateLimitMetrics.STORE, RateLimitMetrics.OUTCOME));
+                Set.of(RateLimitMetrics.STORE, RateLimitMetrics.OUTCOME),
+                Set.of()); // the gauge of the in-process store's counts, which the engine registers: no attributes
         assertThat(valuesByKeySet.get(Set.of(RateLimitMetrics.POLICY, RateLimitMetrics.OUTCOME, RateLimitMetrics.PLAN)))
                 .containsExactlyInAnyOrder("module", "default", "export", "items", "allowed", "refused", "none", "gold");
         assertThat(valuesByKeySet.get(Set.of(RateLimitMetrics.STORE, RateLimitMetrics.OUTCOME)))
@@ -314,11 +317,11 @@ class OpenTelemetryRateLimitMetricsTest {
     }
 
     private static RateLimitDecision decide(RateLimitEngine engine, BoundLimits limits, String partition) {
-        return engine.decideNow(engine.ledger(partition), limits);
+        return decideNow(engine, engine.ledger(partition), limits);
     }
 
     private static RateLimitDecision decide(RateLimitEngine engine, BoundLimits limits, RateLimitCaller caller) {
-        return engine.decideNow(engine.ledger(caller, null), limits);
+        return decideNow(engine, engine.ledger(caller, null), limits);
     }
 
 }

@@ -1,5 +1,6 @@
 package dev.ratelimit.redis;
 
+import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -118,7 +119,7 @@ class RedisOutageTest {
 
             started = System.nanoTime();
             RequestLedger ledger = local.engine.ledger("down");
-            RateLimitDecision counted = local.engine.decideNow(ledger, local.limits);
+            RateLimitDecision counted = decideNow(local.engine, ledger, local.limits);
             assertWithinTimeout(started);
             assertThat(counted.allowed()).as("local request " + i).isEqualTo(i < 2);
             firstLocal = firstLocal == null ? ledger : firstLocal;
@@ -150,9 +151,9 @@ class RedisOutageTest {
             assertThat(resp.string("CLIENT", "PAUSE", "1500")).isEqualTo("OK");
         }
         long started = System.nanoTime();
-        var failed = fail.engine.decide(fail.engine.ledger("hung"), fail.limits).toCompletableFuture();
-        var allowed = allow.engine.decide(allow.engine.ledger("hung"), allow.limits).toCompletableFuture();
-        var counted = local.engine.decide(local.engine.ledger("hung"), local.limits).toCompletableFuture();
+        var failed = fail.engine.decide(fail.engine.ledger("hung"), fail.limits, 1).toCompletableFuture();
+        var allowed = allow.engine.decide(allow.engine.ledger("hung"), allow.limits, 1).toCompletableFuture();
+        var counted = local.engine.decide(local.engine.ledger("hung"), local.limits, 1).toCompletableFuture();
 
         assertThatThrownBy(() -> failed.get(5, TimeUnit.SECONDS)).cause()
                 .isInstanceOf(RateLimitStoreException.class).hasMessageContaining("imeout");
@@ -190,7 +191,7 @@ class RedisOutageTest {
         Guarded old = guarded("old", Map.of(RateLimitSettings.REDIS_TIMEOUT_MILLIS, "600",
                 RateLimitSettings.REDIS_ON_FAILURE, "allow"));
         awaitRedis(old);
-        assertThat(old.engine.summary()).contains("timeout 600 ms, on failure allow");
+        assertThat(old.engine.binder().summary()).contains("timeout 600 ms, on failure allow");
         try (Resp resp = REDIS.client()) {
             assertThat(resp.string("CLIENT", "PAUSE", "1500")).isEqualTo("OK");
         }
@@ -215,7 +216,7 @@ class RedisOutageTest {
                 .timeout(Duration.ofMillis(parsed.timeoutMillis())).keyPrefix("outage-" + mode + ":").build();
         stores.add(store);
         RateLimitEngine engine = RateLimitEngine.builder(parsed, store).build();
-        BoundLimits limits = engine.bind("RedisOutageTest." + mode + "()",
+        BoundLimits limits = engine.binder().bind("RedisOutageTest." + mode + "()",
                 List.of(new DeclaredLimit(LIMIT, 1, "@RateLimit on RedisOutageTest")));
         return new Guarded(mode, store, engine, limits);
     }
@@ -226,7 +227,7 @@ class RedisOutageTest {
     }
 
     private static RateLimitDecision decide(Guarded g, String partition) {
-        return g.engine.decideNow(g.engine.ledger(partition), g.limits);
+        return decideNow(g.engine, g.engine.ledger(partition), g.limits);
     }
 
     private List<String> warnings() {

@@ -79,7 +79,7 @@ public class Algorithms {
             Checks.allowed(store.decide(key, request, 1));
         }
         for (BoundLimits limits : new BoundLimits[] {slidingLimits, strictLimits, tokenBucketLimits}) {
-            Checks.allowed(engine.decideNow(engine.ledger(key), limits));
+            Checks.allowed(Ours.decideNow(engine, engine.ledger(key), limits));
         }
     }
 
@@ -121,6 +121,6 @@ public class Algorithms {
     private RateLimitDecision decideNow(BoundLimits limits, Blackhole bh) {
         RequestLedger ledger = engine.ledger(key);
         bh.consume(ledger);
-        return engine.decideNow(ledger, limits);
+        return Ours.decideNow(engine, ledger, limits);
     }
 }

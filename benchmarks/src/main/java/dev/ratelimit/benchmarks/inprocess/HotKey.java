@@ -85,7 +85,7 @@ public abstract class HotKey {
         // state sits beside the objects that one benchmark thread writes (false sharing would then
         // decide the two-thread figures, fork by fork).
         Checks.allowed(store.decide(key, request, 1));
-        Checks.allowed(engine.decideNow(engine.ledger(key), limits));
+        Checks.allowed(Ours.decideNow(engine, engine.ledger(key), limits));
         System.gc();
     }
 
@@ -93,7 +93,7 @@ public abstract class HotKey {
     @TearDown
     public void stillAllowed() {
         Checks.allowed(store.decide(key, request, 1));
-        Checks.allowed(engine.decideNow(engine.ledger(key), limits));
+        Checks.allowed(Ours.decideNow(engine, engine.ledger(key), limits));
     }
 
     /** Ours: the store's synchronous decision of one limit. */
@@ -113,7 +113,7 @@ public abstract class HotKey {
     public RateLimitDecision ratelimit_engineDecideNow(Blackhole bh) {
         RequestLedger ledger = engine.ledger(key);
         bh.consume(ledger); // a request keeps its ledger (a request property): it must not be scalar-replaced
-        return engine.decideNow(ledger, limits);
+        return Ours.decideNow(engine, ledger, limits);
     }
 
     /** Ours: the ledger alone (the baseline of {@code ratelimit_engineDecideNow}). */

@@ -96,9 +96,9 @@ public class Metrics {
     }
 
     private void stillAllowed() {
-        Checks.allowed(none.decideNow(none.ledger(key), noneLimits));
-        Checks.allowed(micrometer.decideNow(micrometer.ledger(key), micrometerLimits));
-        Checks.allowed(openTelemetry.decideNow(openTelemetry.ledger(key), openTelemetryLimits));
+        Checks.allowed(Ours.decideNow(none, none.ledger(key), noneLimits));
+        Checks.allowed(Ours.decideNow(micrometer, micrometer.ledger(key), micrometerLimits));
+        Checks.allowed(Ours.decideNow(openTelemetry, openTelemetry.ledger(key), openTelemetryLimits));
         double counted = registry.get(RateLimitMetrics.REQUESTS).tag(RateLimitMetrics.OUTCOME, "allowed").counter().count();
         if (counted < 1) {
             throw new IllegalStateException("Micrometer counted no request");
@@ -123,7 +123,7 @@ public class Metrics {
     private RateLimitDecision decideNow(RateLimitEngine engine, BoundLimits limits, Blackhole bh) {
         RequestLedger ledger = engine.ledger(key);
         bh.consume(ledger);
-        return engine.decideNow(ledger, limits);
+        return Ours.decideNow(engine, ledger, limits);
     }
 
     private static RateLimitMetrics enabled(RateLimitMetrics metrics) {

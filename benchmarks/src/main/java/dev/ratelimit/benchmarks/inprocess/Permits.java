@@ -83,8 +83,8 @@ public class Permits {
     public void stillAllowed() {
         Checks.allowed(store.decide(key, sliding, permits));
         Checks.allowed(store.decide(key, tokenBucket, permits));
-        Checks.allowed(engine.spendNow(engine.ledger(key), engine.named("items"), permits, false));
-        Checks.allowed(engine.spendNow(engine.ledger(key), engine.named("credits"), permits, false));
+        Checks.allowed(Ours.spendNow(engine, engine.ledger(key), engine.binder().named("items"), permits, false));
+        Checks.allowed(Ours.spendNow(engine, engine.ledger(key), engine.binder().named("credits"), permits, false));
     }
 
     @Benchmark
@@ -101,16 +101,16 @@ public class Permits {
     public RateLimitDecision ratelimit_spendNow_sliding(Blackhole bh) {
         RequestLedger ledger = engine.ledger(key);
         bh.consume(ledger);
-        NamedLimit limit = engine.named("items");
-        return engine.spendNow(ledger, limit, permits, false);
+        NamedLimit limit = engine.binder().named("items");
+        return Ours.spendNow(engine, ledger, limit, permits, false);
     }
 
     @Benchmark
     public RateLimitDecision ratelimit_spendNow_tokenBucket(Blackhole bh) {
         RequestLedger ledger = engine.ledger(key);
         bh.consume(ledger);
-        NamedLimit limit = engine.named("credits");
-        return engine.spendNow(ledger, limit, permits, false);
+        NamedLimit limit = engine.binder().named("credits");
+        return Ours.spendNow(engine, ledger, limit, permits, false);
     }
 
     /** The request's ledger alone: the baseline of {@code ratelimit_spendNow_*}. */

@@ -66,14 +66,14 @@ public class TwoLimits {
         bucket4jLockFree.put(key, Peers.bucket4j(SynchronizationStrategy.LOCK_FREE, 2));
         resilience4j.put(key, new AtomicRateLimiter[] {Peers.resilience4jAtomic("burst"), Peers.resilience4jAtomic("hourly")});
         Checks.allowed(store.decide(key, request, 1));
-        Checks.allowed(engine.decideNow(engine.ledger(key), limits));
+        Checks.allowed(Ours.decideNow(engine, engine.ledger(key), limits));
         System.gc();
     }
 
     @TearDown
     public void stillAllowed() {
         Checks.allowed(store.decide(key, request, 1));
-        Checks.allowed(engine.decideNow(engine.ledger(key), limits));
+        Checks.allowed(Ours.decideNow(engine, engine.ledger(key), limits));
     }
 
     /** Ours: both limits in one atomic decision of the store. */
@@ -87,7 +87,7 @@ public class TwoLimits {
     public RateLimitDecision ratelimit_engineDecideNow(Blackhole bh) {
         RequestLedger ledger = engine.ledger(key);
         bh.consume(ledger);
-        return engine.decideNow(ledger, limits);
+        return Ours.decideNow(engine, ledger, limits);
     }
 
     @Benchmark

@@ -88,7 +88,7 @@ public class UniformKeys {
             // distinct String instances, as a partitioner builds them per request
             keys[i] = new String("sub:client-" + i);
             Checks.allowed(store.decide(keys[i], request, 1));
-            Checks.allowed(engine.decideNow(engine.ledger(keys[i]), limits));
+            Checks.allowed(Ours.decideNow(engine, engine.ledger(keys[i]), limits));
             bucket4jSynchronized.put(keys[i], Peers.bucket4jSynchronized());
             resilience4j.put(keys[i], Peers.resilience4jAtomic(keys[i]));
         }
@@ -106,7 +106,7 @@ public class UniformKeys {
     public RateLimitDecision ratelimit_engineDecideNow(PerThread thread, Blackhole bh) {
         RequestLedger ledger = engine.ledger(thread.key(keys));
         bh.consume(ledger);
-        return engine.decideNow(ledger, limits);
+        return Ours.decideNow(engine, ledger, limits);
     }
 
     @Benchmark

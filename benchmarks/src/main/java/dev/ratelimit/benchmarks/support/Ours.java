@@ -3,13 +3,17 @@ package dev.ratelimit.benchmarks.support;
 import dev.ratelimit.benchmarks.peers.Peers;
 import dev.ratelimit.core.CountKey;
 import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.engine.DecisionStages;
 import dev.ratelimit.core.engine.DeclaredLimit;
+import dev.ratelimit.core.engine.NamedLimit;
 import dev.ratelimit.core.engine.RateLimitEngine;
+import dev.ratelimit.core.engine.RequestLedger;
 import dev.ratelimit.core.metrics.RateLimitMetrics;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
 import java.util.ArrayList;
@@ -56,12 +60,23 @@ public final class Ours {
         return RateLimitEngine.builder(RateLimitSettings.of(Map.of()), store).metrics(metrics).build();
     }
 
+    /** What the deciding filter runs per request with the in-process store: the engine's one entry point, read. */
+    public static RateLimitDecision decideNow(RateLimitEngine engine, RequestLedger ledger, BoundLimits limits) {
+        return DecisionStages.join(engine.decide(ledger, limits, 1));
+    }
+
+    /** What {@code RateLimiter.acquire(name, permits)} (or {@code charge}) runs: {@code permits} of a named limit. */
+    public static RateLimitDecision spendNow(RateLimitEngine engine, RequestLedger ledger, NamedLimit limit, int permits,
+                                             boolean charge) {
+        return DecisionStages.join(engine.decide(ledger, charge ? limit.charge() : limit.acquire(), permits));
+    }
+
     /** {@code policies} bound as the limits of one call site, each of cost 1. */
     public static BoundLimits bind(RateLimitEngine engine, String where, RateLimitPolicy... policies) {
         List<DeclaredLimit> declared = new ArrayList<>();
         for (RateLimitPolicy policy : policies) {
             declared.add(new DeclaredLimit(policy, 1, "@RateLimit on " + where));
         }
-        return engine.bind(where, declared);
+        return engine.binder().bind(where, declared);
     }
 }

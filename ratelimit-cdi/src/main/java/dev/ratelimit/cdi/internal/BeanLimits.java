@@ -7,6 +7,7 @@ import dev.ratelimit.cdi.ResolvedLimits;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitExceededException;
 import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.engine.DecisionStages;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import jakarta.annotation.PostConstruct;
@@ -22,6 +23,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 
 /**
  * What the interceptors do for a {@code @RateLimit} CDI bean method: a thin adapter over the engine. The
@@ -57,7 +59,7 @@ public class BeanLimits {
     public Guarded bind(Class<?> beanClass, Method method) {
         return methods.computeIfAbsent(method, m -> {
             ResolvedLimits resolved = LimitResolver.forBeanMethod(beanClass, m);
-            BoundLimits limits = engine.bind(resolved.where(), resolved.declared());
+            BoundLimits limits = engine.binder().bind(resolved.where(), resolved.declared());
             return new Guarded(limits, Results.of(m.getReturnType()));
         });
     }
@@ -90,47 +92,37 @@ public class BeanLimits {
         }
         return switch (guarded.results) {
             case SYNC -> {
-                RateLimitDecision decision = engine.decideNow(ledger, guarded.limits);
+                RateLimitDecision decision = DecisionStages.join(engine.decide(ledger, guarded.limits, 1));
                 if (decision != null && !decision.allowed()) {
                     throw new RateLimitExceededException(decision);
                 }
                 yield invocation.proceed();
             }
-            case COMPLETION_STAGE -> chained(engine, ledger, guarded.limits, invocation);
+            case COMPLETION_STAGE -> chained(engine.decide(ledger, guarded.limits, 1), invocation);
             case UNI -> {
                 RequestLedger caller = ledger;
                 BoundLimits limits = guarded.limits;
-                yield MutinyResults.guarded(() -> decision(engine, caller, limits), invocation::proceed,
+                // Mutiny is lazy: decided when the Uni is subscribed to
+                yield MutinyResults.guarded(() -> engine.decide(caller, limits, 1), invocation::proceed,
                         Resumption.current());
             }
         };
     }
 
-    /** The method's stage, once the decision allows it; a refusal or a store failure fails the stage. */
-    private static CompletionStage<Object> chained(RateLimitEngine engine, RequestLedger ledger, BoundLimits limits,
+    /**
+     * The method's stage, once the decision allows it; a refusal or a store failure fails the stage. A decision
+     * that arrives later resumes on the caller's context (Vert.x) where there is one.
+     */
+    private static CompletionStage<Object> chained(CompletableFuture<RateLimitDecision> decision,
                                                    InvocationContext invocation) {
-        CompletionStage<RateLimitDecision> decision = decision(engine, ledger, limits);
-        Executor resume = engine.decidesAtOnce() ? null : Resumption.current();
-        java.util.function.Function<RateLimitDecision, CompletionStage<Object>> then = d -> {
+        Executor resume = decision.isDone() ? null : Resumption.current();
+        Function<RateLimitDecision, CompletionStage<Object>> then = d -> {
             if (d != null && !d.allowed()) {
                 return CompletableFuture.failedFuture(new RateLimitExceededException(d));
             }
             return proceed(invocation);
         };
         return resume == null ? decision.thenCompose(then) : decision.thenComposeAsync(then, resume);
-    }
-
-    /** The decision, at once for a store that answers at once; a store failure fails the stage. */
-    private static CompletionStage<RateLimitDecision> decision(RateLimitEngine engine, RequestLedger ledger,
-                                                               BoundLimits limits) {
-        if (!engine.decidesAtOnce()) {
-            return engine.decide(ledger, limits);
-        }
-        try {
-            return CompletableFuture.completedFuture(engine.decideNow(ledger, limits));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
     }
 
     @SuppressWarnings("unchecked")

@@ -2,10 +2,8 @@ package dev.ratelimit.cdi.internal;
 
 import dev.ratelimit.RateLimitTesting;
 import dev.ratelimit.cdi.RateLimitConfiguration;
-import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.config.RateLimitSettings;
-import dev.ratelimit.core.store.InProcessRateLimitStore;
 import dev.ratelimit.core.testing.ManualClock;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -18,7 +16,7 @@ public class DefaultRateLimitTesting implements RateLimitTesting {
     RateLimitConfiguration configuration;
 
     @Inject
-    RateLimitRuntime runtime;
+    RateLimitStore store;
 
     @Override
     public ManualClock clock() {
@@ -32,11 +30,11 @@ public class DefaultRateLimitTesting implements RateLimitTesting {
 
     @Override
     public void reset() {
-        RateLimitStore store = runtime.engine().delegateStore();
-        if (!(store instanceof InProcessRateLimitStore inProcess)) {
+        try {
+            store.clear();
+        } catch (UnsupportedOperationException e) {
             throw new UnsupportedOperationException("ratelimit: reset() forgets the counts of the in-process store; "
-                    + "the store in use is " + store);
+                    + "the store in use is " + store, e);
         }
-        inProcess.clear();
     }
 }

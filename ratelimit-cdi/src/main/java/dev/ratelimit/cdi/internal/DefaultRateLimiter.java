@@ -5,6 +5,7 @@ import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.cdi.RequestLedgers;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitExceededException;
+import dev.ratelimit.core.engine.DecisionStages;
 import dev.ratelimit.core.engine.NamedLimit;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
@@ -40,18 +41,17 @@ public class DefaultRateLimiter implements RateLimiter {
 
     @Override
     public RateLimitDecision acquire(String name, int permits) {
-        return refusedThrows(engine.spendNow(ledger(), named(name), permits, false));
+        return refusedThrows(DecisionStages.join(engine.decide(ledger(), named(name).acquire(), permits)));
     }
 
     @Override
     public RateLimitDecision acquire(String name, int permits, String partition) {
-        return refusedThrows(engine.spendNow(engine.ledger(partition), named(name), permits, false));
+        return refusedThrows(DecisionStages.join(engine.decide(engine.ledger(partition), named(name).acquire(), permits)));
     }
 
     @Override
     public CompletionStage<RateLimitDecision> acquireAsync(String name, int permits) {
-        NamedLimit limit = named(name);
-        return engine.spend(ledger(), limit, permits, false).thenCompose(decision ->
+        return engine.decide(ledger(), named(name).acquire(), permits).thenCompose(decision ->
                 decision != null && !decision.allowed()
                         ? CompletableFuture.failedFuture(new RateLimitExceededException(decision))
                         : CompletableFuture.completedFuture(decision));
@@ -59,19 +59,19 @@ public class DefaultRateLimiter implements RateLimiter {
 
     @Override
     public RateLimitDecision charge(String name, int permits) {
-        return engine.spendNow(ledger(), named(name), permits, true);
+        return DecisionStages.join(engine.decide(ledger(), named(name).charge(), permits));
     }
 
     @Override
     public RateLimitDecision charge(String name, int permits, String partition) {
-        return engine.spendNow(engine.ledger(partition), named(name), permits, true);
+        return DecisionStages.join(engine.decide(engine.ledger(partition), named(name).charge(), permits));
     }
 
     private NamedLimit named(String name) {
         if (name == null) {
             throw new IllegalArgumentException("ratelimit: the limit name must not be null");
         }
-        return engine.named(name);
+        return engine.binder().named(name);
     }
 
     /** The current request's ledger, or one for this call alone with the CDI caller. */

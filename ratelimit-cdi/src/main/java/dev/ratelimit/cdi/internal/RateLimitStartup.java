@@ -77,9 +77,9 @@ public class RateLimitStartup {
         StringJoiner methods = new StringJoiner(", ");
         methods.setEmptyValue("(none)");
         limited.forEach((where, bound) -> methods.add(where + " " + bound.describe()));
-        return "ratelimit: " + engine.summary()
+        return "ratelimit: " + engine.binder().summary()
                 + "; global limit " + (settings.global() == null ? "(none)"
-                        : engine.describe(List.of(new DeclaredLimit(settings.global(), 1, "ratelimit.global.*")))
+                        : engine.binder().describe(List.of(new DeclaredLimit(settings.global(), 1, "ratelimit.global.*")))
                                 + " " + settings.globalScope())
                 + "; limited CDI methods (Jakarta REST resource methods are bound as the application deploys): "
                 + methods;

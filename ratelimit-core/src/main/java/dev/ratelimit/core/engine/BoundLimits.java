@@ -6,7 +6,7 @@ import dev.ratelimit.core.RateLimitRequest;
  * The limits of one call site (a resource method in one scope, or a CDI bean method) as deployed: for
  * each plan (index 0: callers in no plan) the request the store is asked, built once, with the modes,
  * overrides and plans of the configuration applied and the limits that are off left out. Per call, the
- * only choice left is the caller's plan. Made by {@link RateLimitEngine#bind}. Immutable.
+ * only choice left is the caller's plan. Made by {@link LimitBinder#bind}. Immutable.
  */
 public final class BoundLimits {
 
@@ -59,8 +59,11 @@ public final class BoundLimits {
         return keysByPlan[plan];
     }
 
-    /** True when the limits differ by plan: the caller's plan must be known before deciding. */
-    boolean dependsOnPlan() {
+    /**
+     * True when plans exist: then every count is kept per plan (SPEC 13: a caller moved to another plan starts
+     * afresh), so the caller's plan must be known before deciding, even for limits that no plan changes.
+     */
+    boolean countsPerPlan() {
         return byPlan.length > 1;
     }
 

@@ -28,27 +28,27 @@ import java.util.function.LongSupplier;
  * {@code ratelimit.store.timeout-millis}, and when the store fails, throws, or does not answer in time,
  * {@code ratelimit.store.on-failure} decides: {@code fail} (the call fails with
  * {@link RateLimitStoreException}), {@code allow} (uncounted), {@code local} (an in-process store kept for
- * outages). One warning per outage, one line on recovery ({@link OutageLog}).
+ * outages). One warning per outage, one line on recovery ({@link OutageLog}). It is a {@link RateLimitStore}
+ * like the one it guards, and answers at once exactly when that one does.
  *
  * <p>A store that never answers costs one timer (the JDK's shared delay scheduler of
  * {@link CompletableFuture#orTimeout}), not a thread. A store that answers after the timeout has its permits
- * given back at once: the policy decided that call, so the store's late decision must not stay spent. The
- * in-process store answers at once: it is called without a stage ({@link #decideNow}).
+ * given back at once: the policy decided that call, so the store's late decision must not stay spent. A store
+ * that answers at once is called without a stage or a timer.
  *
  * <p>A decision the policy made ({@code allow} or {@code local}) answers a twin of the request: the same
- * limits bound to the local store. That tells {@link #release} where to give back, and the engine which
- * decisions the store did not make ({@link #fallback}). Twins are made on the first failure of a request
- * and kept ({@code twins}, {@code twinSet}: concurrent, only added to).
+ * limits bound to the local store. So such a decision says itself that the store did not make it (its
+ * request is not the one asked), and {@link #release} knows where to give back. Twins are made on the first
+ * failure of a request and kept ({@code twins}, {@code twinSet}: concurrent, only added to).
  */
 final class GuardedStore implements RateLimitStore {
 
     private final RateLimitStore delegate;
-    private final InProcessRateLimitStore immediate;
+    private final boolean atOnce;
     private final long timeoutNanos;
     private final OnFailure onFailure;
     private final InProcessRateLimitStore local;
     private final OutageLog outage;
-    private final FailureListener listener;
     private final boolean timed;
     private final RateLimitMetrics.Timer decided;
     private final RateLimitMetrics.Timer failed;
@@ -58,19 +58,13 @@ final class GuardedStore implements RateLimitStore {
     private final ConcurrentHashMap<RateLimitRequest, RateLimitRequest> twins = new ConcurrentHashMap<>();
     private final Set<RateLimitRequest> twinSet = ConcurrentHashMap.newKeySet();
 
-    /** Told of every call the store did not decide, before the policy decides it. */
-    interface FailureListener {
-        void failed(RateLimitRequest request);
-    }
-
     GuardedStore(RateLimitStore delegate, long timeoutMillis, OnFailure onFailure, int maxTrackedPartitions,
-                 LongSupplier localClock, RateLimitMetrics metrics, FailureListener listener) {
+                 LongSupplier localClock, RateLimitMetrics metrics) {
         this.delegate = delegate;
-        this.immediate = delegate instanceof InProcessRateLimitStore in ? in : null;
+        this.atOnce = delegate.answersAtOnce();
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         this.onFailure = onFailure;
         this.local = onFailure == OnFailure.LOCAL ? new InProcessRateLimitStore(maxTrackedPartitions, localClock) : null;
-        this.listener = listener;
         this.outage = new OutageLog("the store " + delegate, switch (onFailure) {
             case FAIL -> "calls fail (a request gets 500) (ratelimit.store.on-failure=fail)";
             case ALLOW -> "calls are let through uncounted (ratelimit.store.on-failure=allow)";
@@ -94,31 +88,33 @@ final class GuardedStore implements RateLimitStore {
         return handle;
     }
 
-    /** True when the store answers at once, so that a caller need not deal with a stage. */
-    boolean immediate() {
-        return immediate != null;
+    @Override
+    public boolean answersAtOnce() {
+        return atOnce;
     }
 
-    /** Decides with a store that answers at once ({@link #immediate()}). */
-    RateLimitDecision decideNow(String partition, RateLimitRequest request, int multiple) {
+    /** @throws RateLimitStoreException when the store failed and the policy is {@code fail} */
+    @Override
+    public RateLimitDecision decide(String partition, RateLimitRequest request, int multiple) {
         long start = timed ? System.nanoTime() : 0;
         RateLimitDecision decision;
         try {
-            decision = immediate.decide(partition, request, multiple);
+            decision = delegate.decide(partition, request, multiple);
         } catch (RuntimeException e) {
             return fallback(partition, request, multiple, e, start);
         }
         if (timed) {
             decided.record(System.nanoTime() - start);
         }
+        outage.answered();
         return decision;
     }
 
     @Override
     public CompletionStage<RateLimitDecision> acquire(String partition, RateLimitRequest request, int multiple) {
-        if (immediate != null) {
+        if (atOnce) {
             try {
-                return CompletableFuture.completedFuture(decideNow(partition, request, multiple));
+                return CompletableFuture.completedFuture(decide(partition, request, multiple));
             } catch (RateLimitStoreException e) {
                 return CompletableFuture.failedFuture(e);
             }
@@ -159,14 +155,9 @@ final class GuardedStore implements RateLimitStore {
         });
     }
 
-    /** True when the policy made this decision, not the store. */
-    boolean fallback(RateLimitDecision decision) {
-        return twinSet.contains(decision.request());
-    }
-
     @Override
     public CompletionStage<Void> release(RateLimitDecision decision) {
-        if (fallback(decision)) {
+        if (twinSet.contains(decision.request())) { // the policy decided it: nothing of it is in the store
             if (local != null) {
                 local.giveBack(decision);
             }
@@ -193,11 +184,6 @@ final class GuardedStore implements RateLimitStore {
         return delegate.storeName();
     }
 
-    /** The store this one guards. */
-    RateLimitStore delegate() {
-        return delegate;
-    }
-
     /** What the policy does, for the start-up line. */
     String policy() {
         return "timeout " + timeoutNanos / 1_000_000 + " ms, on failure " + onFailure.name().toLowerCase(Locale.ROOT);
@@ -217,9 +203,6 @@ final class GuardedStore implements RateLimitStore {
         Throwable reported = timeout
                 ? new TimeoutException("no answer within " + timeoutNanos / 1_000_000 + " ms") : cause;
         outage.failed(request.toString(), reported);
-        if (onFailure != OnFailure.LOCAL) {
-            listener.failed(request); // with local, the local store decides: its outcomes are what is counted
-        }
         switch (onFailure) {
             case ALLOW -> {
                 RateLimitRequest twin = twin(request);

@@ -1,24 +1,21 @@
 package dev.ratelimit.core.engine;
 
-import dev.ratelimit.core.RateLimitRequest;
-
 /**
- * A limit that the programmatic API spends from by name: for each plan, a request of that one limit
- * (cost 1, the caller's permits passed as the multiple) to acquire, and one to charge. Made once per name
- * by {@link RateLimitEngine#named}. Immutable.
+ * A limit that the programmatic API spends from by name, bound twice: to acquire (all or nothing: refuses
+ * when the count lacks the permits) and to charge (spends even past the limit, never refuses). Each spends
+ * the limit's one permit per unit, the caller's permits passed to {@link RateLimitEngine#decide} as the
+ * multiple. Made once per name by {@link LimitBinder#named}. Immutable.
  */
 public final class NamedLimit {
 
     private final String name;
-    private final RateLimitRequest[] acquireByPlan;
-    private final RateLimitRequest[] chargeByPlan;
-    private final BoundKey[][] keysByPlan;
+    private final BoundLimits acquire;
+    private final BoundLimits charge;
 
-    NamedLimit(String name, RateLimitRequest[] acquireByPlan, RateLimitRequest[] chargeByPlan, BoundKey[][] keysByPlan) {
+    NamedLimit(String name, BoundLimits acquire, BoundLimits charge) {
         this.name = name;
-        this.acquireByPlan = acquireByPlan;
-        this.chargeByPlan = chargeByPlan;
-        this.keysByPlan = keysByPlan;
+        this.acquire = acquire;
+        this.charge = charge;
     }
 
     /** The limit name. */
@@ -26,13 +23,14 @@ public final class NamedLimit {
         return name;
     }
 
-    /** The request for a plan; null when the limit is off for it. */
-    RateLimitRequest request(int plan, boolean charge) {
-        return charge ? chargeByPlan[plan] : acquireByPlan[plan];
+    /** The limit bound to acquire: a refusal spends nothing. */
+    public BoundLimits acquire() {
+        return acquire;
     }
 
-    BoundKey[] keys(int plan) {
-        return keysByPlan[plan];
+    /** The limit bound to charge after the fact: spends even past the limit (debt), never refuses. */
+    public BoundLimits charge() {
+        return charge;
     }
 
     @Override

@@ -131,11 +131,6 @@ public final class RequestLedger {
         return refusal < 0 ? null : decision(refusal);
     }
 
-    /** True when nothing was decided. */
-    public synchronized boolean isEmpty() {
-        return size == 0;
-    }
-
     private RateLimitDecision decision(int index) {
         return switch (index) {
             case 0 -> firstDecision;

@@ -9,6 +9,7 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.metrics.RateLimitMetrics;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -87,10 +88,17 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         return CompletableFuture.completedFuture(decide(partition, request, multiple));
     }
 
+    /** Always: this store decides on the caller's thread. */
+    @Override
+    public boolean answersAtOnce() {
+        return true;
+    }
+
     /**
-     * {@link #acquire} without the stage: this store always decides at once. A request of one limit that
-     * is allowed allocates nothing but the decision (and its outcome).
+     * {@link #acquire} without the stage. A request of one limit that is allowed allocates nothing but the
+     * decision (and its outcome).
      */
+    @Override
     public RateLimitDecision decide(String partition, RateLimitRequest request, int multiple) {
         // the common cases first, without a lock: one or two enforced limits whose counts exist and can spend
         // alone (Count#tryAcquire, Count#tryHold); everything else, and whatever these cannot decide, in full,
@@ -180,6 +188,12 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         }
     }
 
+    /** The counts kept and their most, as the {@code ratelimit.counts} gauge. */
+    @Override
+    public void register(RateLimitMetrics metrics) {
+        metrics.counts(tracked::get, maxTracked);
+    }
+
     /** Counts currently kept, all keys together. */
     public int trackedCounts() {
         return tracked.get();
@@ -191,6 +205,7 @@ public final class InProcessRateLimitStore implements RateLimitStore {
     }
 
     /** Forgets every count, as if the store were new (the test API's reset). Not atomic with requests in flight. */
+    @Override
     public void clear() {
         for (Table table : tables.values()) {
             table.forEach((partition, count) -> {

@@ -1,5 +1,7 @@
 package dev.ratelimit.core.engine;
 
+import static dev.ratelimit.core.testing.EngineFixtures.spendNow;
+import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
 import static dev.ratelimit.core.engine.RateLimitEngineTest.limit;
 import static dev.ratelimit.core.engine.RateLimitEngineTest.settings;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,10 +53,10 @@ class GuardedStoreTest {
     @Test
     void storeThatNeverAnswersFailsTheCallWithinTheTimeout() {
         RateLimitEngine engine = engine("fail");
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
         store.state = Behaviour.NEVER_ANSWER;
 
-        CompletableFuture<RateLimitDecision> decided = engine.decide(engine.ledger("p"), limits).toCompletableFuture();
+        CompletableFuture<RateLimitDecision> decided = engine.decide(engine.ledger("p"), limits, 1).toCompletableFuture();
 
         assertThatThrownBy(() -> decided.get(5, TimeUnit.SECONDS))
                 .isInstanceOf(ExecutionException.class)
@@ -67,10 +69,10 @@ class GuardedStoreTest {
     @Test
     void storeThatNeverAnswersIsLetThroughWithinTheTimeoutUnderAllow() throws Exception {
         RateLimitEngine engine = engine("allow");
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
         store.state = Behaviour.NEVER_ANSWER;
 
-        RateLimitDecision decision = engine.decide(engine.ledger("p"), limits).toCompletableFuture()
+        RateLimitDecision decision = engine.decide(engine.ledger("p"), limits, 1).toCompletableFuture()
                 .get(5, TimeUnit.SECONDS);
 
         assertThat(decision.allowed()).isTrue();
@@ -80,10 +82,10 @@ class GuardedStoreTest {
     @Test
     void waitingForAStoreThatNeverAnswersEndsWithAStoreFailure() {
         RateLimitEngine engine = engine("fail");
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
         store.state = Behaviour.NEVER_ANSWER;
 
-        assertThatThrownBy(() -> engine.decideNow(engine.ledger("p"), limits))
+        assertThatThrownBy(() -> decideNow(engine, engine.ledger("p"), limits))
                 .isInstanceOf(RateLimitStoreException.class)
                 .hasMessageContaining("\"default\"");
     }
@@ -93,10 +95,10 @@ class GuardedStoreTest {
     @Test
     void storeThatThrowsFailsTheCallCarryingTheCause() {
         RateLimitEngine engine = engine("fail");
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
         store.state = Behaviour.THROW;
 
-        assertThatThrownBy(() -> engine.decideNow(engine.ledger("p"), limits))
+        assertThatThrownBy(() -> decideNow(engine, engine.ledger("p"), limits))
                 .isInstanceOf(RateLimitStoreException.class)
                 .hasMessageContaining("\"default\"")
                 .hasMessageContaining("connection reset")
@@ -106,10 +108,10 @@ class GuardedStoreTest {
     @Test
     void storeThatThrowsFailsTheStageInsteadOfThrowingFromDecide() {
         RateLimitEngine engine = engine("fail");
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
         store.state = Behaviour.THROW;
 
-        CompletionStage<RateLimitDecision> stage = engine.decide(engine.ledger("p"), limits);
+        CompletionStage<RateLimitDecision> stage = engine.decide(engine.ledger("p"), limits, 1);
 
         assertThat(stage.toCompletableFuture()).isCompletedExceptionally();
         assertThatThrownBy(() -> stage.toCompletableFuture().get(5, TimeUnit.SECONDS))
@@ -119,10 +121,10 @@ class GuardedStoreTest {
     @Test
     void storeThatFailsItsStageFailsTheCallCarryingTheCause() {
         RateLimitEngine engine = engine("fail");
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
         store.state = Behaviour.FAIL_STAGE;
 
-        assertThatThrownBy(() -> engine.decideNow(engine.ledger("p"), limits))
+        assertThatThrownBy(() -> decideNow(engine, engine.ledger("p"), limits))
                 .isInstanceOf(RateLimitStoreException.class)
                 .hasMessageContaining("connection refused")
                 .hasCauseInstanceOf(IOException.class);
@@ -133,12 +135,12 @@ class GuardedStoreTest {
     void programmaticApiFailsLikeAnyCallWhenTheStoreFails() {
         RateLimitEngine engine = engine("fail", "ratelimit.limits.items.permit-limit", "50",
                 "ratelimit.limits.items.window-seconds", "60");
-        NamedLimit items = engine.named("items");
+        NamedLimit items = engine.binder().named("items");
         store.state = Behaviour.FAIL_STAGE;
 
-        assertThatThrownBy(() -> engine.spendNow(engine.ledger("p"), items, 5, false))
+        assertThatThrownBy(() -> spendNow(engine, engine.ledger("p"), items, 5, false))
                 .isInstanceOf(RateLimitStoreException.class);
-        assertThatThrownBy(() -> engine.spendNow(engine.ledger("p"), items, 5, true))
+        assertThatThrownBy(() -> spendNow(engine, engine.ledger("p"), items, 5, true))
                 .isInstanceOf(RateLimitStoreException.class);
     }
 
@@ -148,10 +150,10 @@ class GuardedStoreTest {
     @EnumSource(value = Behaviour.class, names = {"THROW", "FAIL_STAGE", "NEVER_ANSWER"})
     void allowLetsTheCallThroughUncountedAndCountsItFailedOnly(Behaviour failure) throws Exception {
         RateLimitEngine engine = engine("allow");
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("module", 100, 60), limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("module", 100, 60), limit("default", 3, 60)));
         store.state = failure;
 
-        RateLimitDecision decision = engine.decide(engine.ledger("p"), limits).toCompletableFuture()
+        RateLimitDecision decision = engine.decide(engine.ledger("p"), limits, 1).toCompletableFuture()
                 .get(5, TimeUnit.SECONDS);
 
         assertThat(decision.allowed()).isTrue();
@@ -165,11 +167,11 @@ class GuardedStoreTest {
     @Test
     void allowNeverRefusesWhateverTheNumberOfCalls() {
         RateLimitEngine engine = engine("allow");
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 1, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 1, 60)));
         store.state = Behaviour.FAIL_STAGE;
 
         for (int i = 0; i < 5; i++) {
-            assertThat(engine.decideNow(engine.ledger("p"), limits).allowed()).isTrue();
+            assertThat(decideNow(engine, engine.ledger("p"), limits).allowed()).isTrue();
         }
         assertThat(metrics.nonZero()).containsOnly(entry("default/failed/none", 5L));
     }
@@ -177,15 +179,15 @@ class GuardedStoreTest {
     @Test
     void decisionTheStoreDidNotMakeIsNeverHandedToItToGiveBack() {
         RateLimitEngine engine = engine("allow");
-        BoundLimits resource = engine.bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
-        BoundLimits bean = engine.bind("ExportService.export()", List.of(limit("export", 1, 10)));
-        engine.decideNow(engine.ledger("p"), bean);
+        BoundLimits resource = engine.binder().bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
+        BoundLimits bean = engine.binder().bind("ExportService.export()", List.of(limit("export", 1, 10)));
+        decideNow(engine, engine.ledger("p"), bean);
         RequestLedger ledger = engine.ledger("p");
 
         store.state = Behaviour.FAIL_STAGE;
-        engine.decideNow(ledger, resource);
+        decideNow(engine, ledger, resource);
         store.state = Behaviour.ANSWER;
-        RateLimitDecision refused = engine.decideNow(ledger, bean);
+        RateLimitDecision refused = decideNow(engine, ledger, bean);
         engine.giveBack(ledger);
 
         assertThat(refused.allowed()).isFalse();
@@ -195,17 +197,17 @@ class GuardedStoreTest {
     @Test
     void permitsTheStoreSpentAreGivenBackToIt() {
         RateLimitEngine engine = engine("fail");
-        BoundLimits resource = engine.bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
-        BoundLimits bean = engine.bind("ExportService.export()", List.of(limit("export", 1, 10)));
-        engine.decideNow(engine.ledger("p"), bean);
+        BoundLimits resource = engine.binder().bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
+        BoundLimits bean = engine.binder().bind("ExportService.export()", List.of(limit("export", 1, 10)));
+        decideNow(engine, engine.ledger("p"), bean);
         RequestLedger ledger = engine.ledger("p");
 
-        RateLimitDecision spent = engine.decideNow(ledger, resource);
-        engine.decideNow(ledger, bean);
+        RateLimitDecision spent = decideNow(engine, ledger, resource);
+        decideNow(engine, ledger, bean);
         engine.giveBack(ledger);
 
         assertThat(store.released).containsExactly(spent);
-        assertThat(engine.decideNow(engine.ledger("p"), resource).outcome(0).remaining()).isEqualTo(99);
+        assertThat(decideNow(engine, engine.ledger("p"), resource).outcome(0).remaining()).isEqualTo(99);
     }
 
     // ---------------------------------------------------------------- local
@@ -213,13 +215,13 @@ class GuardedStoreTest {
     @Test
     void localCountsInProcessWhileTheStoreIsDown() {
         RateLimitEngine engine = engine("local");
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 2, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 2, 60)));
         store.state = Behaviour.FAIL_STAGE;
 
-        RateLimitDecision first = engine.decideNow(engine.ledger("p"), limits);
-        RateLimitDecision second = engine.decideNow(engine.ledger("p"), limits);
-        RateLimitDecision third = engine.decideNow(engine.ledger("p"), limits);
-        RateLimitDecision otherPartition = engine.decideNow(engine.ledger("q"), limits);
+        RateLimitDecision first = decideNow(engine, engine.ledger("p"), limits);
+        RateLimitDecision second = decideNow(engine, engine.ledger("p"), limits);
+        RateLimitDecision third = decideNow(engine, engine.ledger("p"), limits);
+        RateLimitDecision otherPartition = decideNow(engine, engine.ledger("q"), limits);
 
         assertThat(first.outcome(0).state()).isEqualTo(State.SPENT);
         assertThat(first.outcome(0).remaining()).isEqualTo(1);
@@ -232,13 +234,13 @@ class GuardedStoreTest {
     @Test
     void localCountsAreNotCarriedOverWhenTheStoreAnswersAgain() {
         RateLimitEngine engine = engine("local");
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 2, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 2, 60)));
         store.state = Behaviour.FAIL_STAGE;
-        engine.decideNow(engine.ledger("p"), limits);
-        engine.decideNow(engine.ledger("p"), limits);
+        decideNow(engine, engine.ledger("p"), limits);
+        decideNow(engine, engine.ledger("p"), limits);
 
         store.state = Behaviour.ANSWER;
-        RateLimitDecision decided = engine.decideNow(engine.ledger("p"), limits);
+        RateLimitDecision decided = decideNow(engine, engine.ledger("p"), limits);
 
         assertThat(decided.allowed()).isTrue();
         assertThat(decided.outcome(0).remaining()).isEqualTo(1);
@@ -247,30 +249,30 @@ class GuardedStoreTest {
     @Test
     void localDecisionsAreGivenBackToTheLocalStore() {
         RateLimitEngine engine = engine("local");
-        BoundLimits resource = engine.bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
-        BoundLimits bean = engine.bind("ExportService.export()", List.of(limit("export", 1, 10)));
+        BoundLimits resource = engine.binder().bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
+        BoundLimits bean = engine.binder().bind("ExportService.export()", List.of(limit("export", 1, 10)));
         store.state = Behaviour.FAIL_STAGE;
         RequestLedger first = engine.ledger("p");
-        engine.decideNow(first, resource);
-        engine.decideNow(first, bean);
+        decideNow(engine, first, resource);
+        decideNow(engine, first, bean);
         RequestLedger refused = engine.ledger("p");
 
-        assertThat(engine.decideNow(refused, resource).outcome(0).remaining()).isEqualTo(98);
-        assertThat(engine.decideNow(refused, bean).allowed()).isFalse();
+        assertThat(decideNow(engine, refused, resource).outcome(0).remaining()).isEqualTo(98);
+        assertThat(decideNow(engine, refused, bean).allowed()).isFalse();
         engine.giveBack(refused);
 
-        assertThat(engine.decideNow(engine.ledger("p"), resource).outcome(0).remaining()).isEqualTo(98);
+        assertThat(decideNow(engine, engine.ledger("p"), resource).outcome(0).remaining()).isEqualTo(98);
         assertThat(store.released).isEmpty();
     }
 
     @Test
     void localDecisionCountsEachLimitOnceInRequestMetrics() {
         RateLimitEngine engine = engine("local");
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 2, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 2, 60)));
         store.state = Behaviour.FAIL_STAGE;
 
         for (int i = 0; i < 3; i++) {
-            engine.decideNow(engine.ledger("p"), limits);
+            decideNow(engine, engine.ledger("p"), limits);
         }
 
         assertThat(metrics.nonZero().values().stream().mapToLong(Long::longValue).sum())
@@ -283,18 +285,18 @@ class GuardedStoreTest {
     @Test
     void outageIsLoggedOnceAndItsEndOnceWhateverTheNumberOfFailures() {
         RateLimitEngine engine = engine("allow");
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 100, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 100, 60)));
 
         store.state = Behaviour.FAIL_STAGE;
         for (int i = 0; i < 4; i++) {
-            engine.decideNow(engine.ledger("p"), limits);
+            decideNow(engine, engine.ledger("p"), limits);
         }
         store.state = Behaviour.THROW;
-        engine.decideNow(engine.ledger("p"), limits);
+        decideNow(engine, engine.ledger("p"), limits);
         List<String> duringOutage = log.messages(Level.WARNING);
         store.state = Behaviour.ANSWER;
         for (int i = 0; i < 3; i++) {
-            engine.decideNow(engine.ledger("p"), limits);
+            decideNow(engine, engine.ledger("p"), limits);
         }
 
         assertThat(duringOutage).singleElement().asString()
@@ -311,15 +313,15 @@ class GuardedStoreTest {
     @Test
     void nextOutageIsLoggedAgain() {
         RateLimitEngine engine = engine("allow");
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 100, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 100, 60)));
 
         for (int outage = 0; outage < 2; outage++) {
             store.state = Behaviour.FAIL_STAGE;
-            engine.decideNow(engine.ledger("p"), limits);
-            engine.decideNow(engine.ledger("p"), limits);
+            decideNow(engine, engine.ledger("p"), limits);
+            decideNow(engine, engine.ledger("p"), limits);
             store.state = Behaviour.ANSWER;
-            engine.decideNow(engine.ledger("p"), limits);
-            engine.decideNow(engine.ledger("p"), limits);
+            decideNow(engine, engine.ledger("p"), limits);
+            decideNow(engine, engine.ledger("p"), limits);
         }
 
         assertThat(log.messages(Level.WARNING)).hasSize(2);
@@ -329,10 +331,10 @@ class GuardedStoreTest {
     @Test
     void storeThatAlwaysAnswersLogsNothing() {
         RateLimitEngine engine = engine("fail");
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 100, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 100, 60)));
 
         for (int i = 0; i < 5; i++) {
-            engine.decideNow(engine.ledger("p"), limits);
+            decideNow(engine, engine.ledger("p"), limits);
         }
 
         assertThat(log.records()).isEmpty();
@@ -341,12 +343,12 @@ class GuardedStoreTest {
     @Test
     void giveBackThatFailsIsLoggedNotThrown() {
         RateLimitEngine engine = engine("fail");
-        BoundLimits resource = engine.bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
-        BoundLimits bean = engine.bind("ExportService.export()", List.of(limit("export", 1, 10)));
-        engine.decideNow(engine.ledger("p"), bean);
+        BoundLimits resource = engine.binder().bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
+        BoundLimits bean = engine.binder().bind("ExportService.export()", List.of(limit("export", 1, 10)));
+        decideNow(engine, engine.ledger("p"), bean);
         RequestLedger ledger = engine.ledger("p");
-        engine.decideNow(ledger, resource);
-        engine.decideNow(ledger, bean);
+        decideNow(engine, ledger, resource);
+        decideNow(engine, ledger, bean);
         store.releaseFails = true;
 
         assertThatCode(() -> engine.giveBack(ledger)).doesNotThrowAnyException();
@@ -358,16 +360,16 @@ class GuardedStoreTest {
     @Test
     void storeDurationIsRecordedByOutcome() throws Exception {
         RateLimitEngine engine = engine("allow");
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 100, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 100, 60)));
 
-        engine.decideNow(engine.ledger("p"), limits);
-        engine.decideNow(engine.ledger("p"), limits);
+        decideNow(engine, engine.ledger("p"), limits);
+        decideNow(engine, engine.ledger("p"), limits);
         store.state = Behaviour.FAIL_STAGE;
-        engine.decideNow(engine.ledger("p"), limits);
+        decideNow(engine, engine.ledger("p"), limits);
         store.state = Behaviour.THROW;
-        engine.decideNow(engine.ledger("p"), limits);
+        decideNow(engine, engine.ledger("p"), limits);
         store.state = Behaviour.NEVER_ANSWER;
-        engine.decide(engine.ledger("p"), limits).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        engine.decide(engine.ledger("p"), limits, 1).toCompletableFuture().get(5, TimeUnit.SECONDS);
 
         assertThat(metrics.durations("fake", "decided")).isEqualTo(2);
         assertThat(metrics.durations("fake", "failed")).isEqualTo(2);
@@ -378,10 +380,10 @@ class GuardedStoreTest {
     void inProcessStoreDurationIsRecordedAsDecided() {
         InProcessRateLimitStore inProcess = new InProcessRateLimitStore(10, clock);
         RateLimitEngine engine = RateLimitEngine.builder(settings(), inProcess).metrics(metrics).build();
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 1, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 1, 60)));
 
-        engine.decideNow(engine.ledger("p"), limits);
-        engine.decideNow(engine.ledger("p"), limits);
+        decideNow(engine, engine.ledger("p"), limits);
+        decideNow(engine, engine.ledger("p"), limits);
 
         assertThat(metrics.durations("in-process", "decided")).isEqualTo(2);
         assertThat(metrics.durations("in-process", "failed")).isZero();
@@ -390,15 +392,15 @@ class GuardedStoreTest {
     @Test
     void permitsOfAnAnswerThatArrivesAfterTheTimeoutAreGivenBack() throws Exception {
         RateLimitEngine engine = engine("allow");
-        BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
         store.state = Behaviour.LATE;
 
-        RateLimitDecision decided = engine.decide(engine.ledger("p"), limits).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        RateLimitDecision decided = engine.decide(engine.ledger("p"), limits, 1).toCompletableFuture().get(5, TimeUnit.SECONDS);
         assertThat(decided.outcome(0).state()).as("the policy decided: uncounted").isEqualTo(State.UNCOUNTED);
         store.late.forEach(Runnable::run); // the store answers now, having spent a permit
 
         store.state = Behaviour.ANSWER;
-        RateLimitDecision next = engine.decide(engine.ledger("p"), limits).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        RateLimitDecision next = engine.decide(engine.ledger("p"), limits, 1).toCompletableFuture().get(5, TimeUnit.SECONDS);
         assertThat(next.outcome(0).remaining()).as("the late permit was given back: 3 - 1 left").isEqualTo(2);
         assertThat(store.released).hasSize(1);
     }
@@ -413,7 +415,7 @@ class GuardedStoreTest {
         config[3] = onFailure;
         System.arraycopy(more, 0, config, 4, more.length);
         RateLimitEngine engine = RateLimitEngine.builder(settings(config), store).metrics(metrics).clock(clock).build();
-        assertThat(engine.decidesAtOnce()).isFalse();
+        assertThat(store.answersAtOnce()).isFalse();
         return engine;
     }
 

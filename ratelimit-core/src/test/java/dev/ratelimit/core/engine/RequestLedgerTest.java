@@ -1,5 +1,6 @@
 package dev.ratelimit.core.engine;
 
+import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.core.CountKey;
@@ -41,7 +42,7 @@ class RequestLedgerTest {
 
     @Test
     void emptyLedgerHasNoHeadlineNothingReportedAndNoRefusal() {
-        assertThat(ledger.isEmpty()).isTrue();
+        assertThat(ledger.headline()).isNull();
         assertThat(ledger.headline()).isNull();
         assertThat(ledger.reported()).isEmpty();
         assertThat(ledger.refusal()).isNull();
@@ -58,7 +59,6 @@ class RequestLedgerTest {
         record(acquire(global), acquire(burst), acquire(hourly));
         record(acquire(delete));
 
-        assertThat(ledger.isEmpty()).isFalse();
         assertThat(ledger.refusal()).isNull();
         assertThat(ledger.reported()).containsExactly(global, burst, hourly, delete);
         assertThat(ledger.headline()).isSameAs(delete);
@@ -160,10 +160,10 @@ class RequestLedgerTest {
         record(shadow(spent(BURST, 4, SECOND)));
         record(shadow(refused(HOURLY, SECOND)));
 
-        assertThat(ledger.isEmpty()).isFalse();
         assertThat(ledger.refusal()).isNull();
         assertThat(ledger.headline()).isNull();
         assertThat(ledger.reported()).isEmpty();
+        assertThat(ledger.takeForRelease()).as("both decisions are recorded, and allowed").hasSize(2);
     }
 
     @Test
@@ -259,13 +259,13 @@ class RequestLedgerTest {
                     asked.incrementAndGet();
                     return "tenant:" + caller.header("X-Tenant");
                 }).build();
-        BoundLimits limits = counting.bind("TodoResource.all()", List.of(RateLimitEngineTest.limit("default", 3, 60)));
-        BoundLimits bean = counting.bind("ExportService.export()", List.of(RateLimitEngineTest.limit("export", 3, 60)));
+        BoundLimits limits = counting.binder().bind("TodoResource.all()", List.of(RateLimitEngineTest.limit("default", 3, 60)));
+        BoundLimits bean = counting.binder().bind("ExportService.export()", List.of(RateLimitEngineTest.limit("export", 3, 60)));
 
         RequestLedger request = counting.ledger(TestCaller.withHeader("x-tenant", "acme"), null);
-        counting.decideNow(request, limits);
-        counting.decideNow(request, bean);
-        counting.decideNow(request, bean);
+        decideNow(counting, request, limits);
+        decideNow(counting, request, bean);
+        decideNow(counting, request, bean);
 
         assertThat(asked).hasValue(1);
         assertThat(request.partition()).isEqualTo("tenant:acme");
@@ -311,7 +311,7 @@ class RequestLedgerTest {
                     "test", new ShadowLog(policy.name(), System::nanoTime), RateLimitMetrics.NONE);
             outcomes[i] = parts[i].outcome();
         }
-        RateLimitDecision decision = RateLimitDecision.of(ledger.partition(), request.build(), multiple, List.of(outcomes));
+        RateLimitDecision decision = RateLimitDecision.ofArray(ledger.partition(), request.build(), multiple, outcomes.clone());
         ledger.record(decision, keys);
         return decision;
     }

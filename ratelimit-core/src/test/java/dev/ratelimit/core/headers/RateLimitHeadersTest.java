@@ -1,5 +1,7 @@
 package dev.ratelimit.core.headers;
 
+import static dev.ratelimit.core.testing.EngineFixtures.spendNow;
+import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
 
@@ -30,7 +32,7 @@ class RateLimitHeadersTest {
     @Test
     void firstRequestOfTheSpecExampleGetsItsHeaders() {
         RateLimitEngine engine = engine();
-        BoundLimits all = engine.bindOncePerRequest("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits all = engine.binder().bindOncePerRequest("TodoResource.all()", List.of(limit("default", 3, 60)));
 
         Map<String, String> headers = request(engine, all);
 
@@ -45,7 +47,7 @@ class RateLimitHeadersTest {
     @Test
     void fourthRequestOfTheSpecExampleEighteenSecondsLaterGetsA429sHeaders() {
         RateLimitEngine engine = engine();
-        BoundLimits all = engine.bindOncePerRequest("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits all = engine.binder().bindOncePerRequest("TodoResource.all()", List.of(limit("default", 3, 60)));
         request(engine, all);
         clock.advanceSeconds(5);
         request(engine, all);
@@ -66,7 +68,7 @@ class RateLimitHeadersTest {
     @Test
     void waitOfLessThanASecondIsAnnouncedAsOneSecondNeverZero() {
         RateLimitEngine engine = engine();
-        BoundLimits burst = engine.bindOncePerRequest("TodoResource.create()", List.of(limit("burst", 1, 1)));
+        BoundLimits burst = engine.binder().bindOncePerRequest("TodoResource.create()", List.of(limit("burst", 1, 1)));
         request(engine, burst);
         clock.advanceMillis(999);
 
@@ -82,7 +84,7 @@ class RateLimitHeadersTest {
     void allowedRequestDescribesItsLastLimitAndListsEveryLimitInOrder() {
         RateLimitEngine engine = engine("ratelimit.global.permit-limit", "1000");
         DeclaredLimit global = new DeclaredLimit(engine.settings().global(), 1, "ratelimit.global.*");
-        BoundLimits create = engine.bindOncePerRequest("TodoResource.create()",
+        BoundLimits create = engine.binder().bindOncePerRequest("TodoResource.create()",
                 List.of(global, limit("burst", 5, 1), limit("hourly", 500, 3600)));
 
         Map<String, String> headers = request(engine, create);
@@ -98,11 +100,11 @@ class RateLimitHeadersTest {
     @Test
     void limitsOfEveryCallSiteOfTheRequestAreListed() {
         RateLimitEngine engine = engine();
-        BoundLimits resource = engine.bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
-        BoundLimits bean = engine.bind("ExportService.export()", List.of(limit("export", 2, 10)));
+        BoundLimits resource = engine.binder().bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
+        BoundLimits bean = engine.binder().bind("ExportService.export()", List.of(limit("export", 2, 10)));
         RequestLedger ledger = engine.ledger("p");
-        engine.decideNow(ledger, resource);
-        engine.decideNow(ledger, bean);
+        decideNow(engine, ledger, resource);
+        decideNow(engine, ledger, bean);
 
         Map<String, String> headers = render(ledger);
 
@@ -116,7 +118,7 @@ class RateLimitHeadersTest {
     @Test
     void refusingLimitsComeLastWithTheLongestWaitAsHeadline() {
         RateLimitEngine engine = engine();
-        BoundLimits limits = engine.bindOncePerRequest("TodoResource.all()",
+        BoundLimits limits = engine.binder().bindOncePerRequest("TodoResource.all()",
                 List.of(limit("a", 1, 60), limit("b", 10, 60), limit("c", 1, 30)));
         request(engine, limits);
         clock.advanceSeconds(5);
@@ -135,13 +137,13 @@ class RateLimitHeadersTest {
     @Test
     void limitsGivenBackAreListedWithTheirPermitsBack() {
         RateLimitEngine engine = engine();
-        BoundLimits resource = engine.bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
-        BoundLimits bean = engine.bind("ExportService.export()", List.of(limit("export", 1, 10)));
-        engine.decideNow(engine.ledger("p"), bean);
+        BoundLimits resource = engine.binder().bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
+        BoundLimits bean = engine.binder().bind("ExportService.export()", List.of(limit("export", 1, 10)));
+        decideNow(engine, engine.ledger("p"), bean);
         clock.advanceSeconds(4);
         RequestLedger ledger = engine.ledger("p");
-        engine.decideNow(ledger, resource);
-        engine.decideNow(ledger, bean);
+        decideNow(engine, ledger, resource);
+        decideNow(engine, ledger, bean);
         engine.giveBack(ledger);
 
         Map<String, String> headers = render(ledger);
@@ -158,8 +160,8 @@ class RateLimitHeadersTest {
     @Test
     void sharedNameShowsTheHandlersOwnLimitWithTheRemainingOfTheCountItSpendsFrom() {
         RateLimitEngine engine = engine();
-        BoundLimits small = engine.bindOncePerRequest("A.a()", List.of(limit("api", 10, 60)));
-        BoundLimits large = engine.bindOncePerRequest("B.b()", List.of(limit("api", 20, 60)));
+        BoundLimits small = engine.binder().bindOncePerRequest("A.a()", List.of(limit("api", 10, 60)));
+        BoundLimits large = engine.binder().bindOncePerRequest("B.b()", List.of(limit("api", 20, 60)));
         request(engine, small);
 
         Map<String, String> headers = request(engine, large);
@@ -173,7 +175,7 @@ class RateLimitHeadersTest {
     @Test
     void shadowLimitsAreNeverWritten() {
         RateLimitEngine engine = engine("ratelimit.limits.burst.mode", "shadow");
-        BoundLimits limits = engine.bindOncePerRequest("TodoResource.create()",
+        BoundLimits limits = engine.binder().bindOncePerRequest("TodoResource.create()",
                 List.of(limit("default", 3, 60), limit("burst", 1, 60)));
         request(engine, limits);
 
@@ -190,9 +192,9 @@ class RateLimitHeadersTest {
     @Test
     void requestOfShadowLimitsOnlyWritesNothing() {
         RateLimitEngine engine = engine("ratelimit.mode", "shadow");
-        BoundLimits limits = engine.bindOncePerRequest("TodoResource.all()", List.of(limit("default", 1, 60)));
+        BoundLimits limits = engine.binder().bindOncePerRequest("TodoResource.all()", List.of(limit("default", 1, 60)));
         RequestLedger ledger = engine.ledger("p");
-        engine.decideNow(ledger, limits);
+        decideNow(engine, ledger, limits);
         Map<String, String> headers = new LinkedHashMap<>();
 
         assertThat(RateLimitHeaders.write(ledger, headers::put)).isFalse();
@@ -213,7 +215,7 @@ class RateLimitHeadersTest {
         RateLimitEngine engine = engine("ratelimit.plans", "gold",
                 "ratelimit.limits.default.window-seconds", "30",
                 "ratelimit.plans.gold.limits.default.permit-limit", "10");
-        BoundLimits all = engine.bindOncePerRequest("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits all = engine.binder().bindOncePerRequest("TodoResource.all()", List.of(limit("default", 3, 60)));
 
         Map<String, String> gold = request(engine, all, TestCaller.user("alice", "gold"));
         Map<String, String> none = request(engine, all, TestCaller.user("bob"));
@@ -227,7 +229,7 @@ class RateLimitHeadersTest {
     void requestLetThroughUncountedShowsTheWholeLimit() {
         store = new InProcessRateLimitStore(1, clock);
         RateLimitEngine engine = engine();
-        BoundLimits all = engine.bindOncePerRequest("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits all = engine.binder().bindOncePerRequest("TodoResource.all()", List.of(limit("default", 3, 60)));
         request(engine, all);
 
         Map<String, String> headers = request(engine, all, TestCaller.user("bob"));
@@ -241,7 +243,7 @@ class RateLimitHeadersTest {
     @Test
     void costShowsThePermitsLeft() {
         RateLimitEngine engine = engine();
-        BoundLimits report = engine.bindOncePerRequest("TodoResource.report()",
+        BoundLimits report = engine.binder().bindOncePerRequest("TodoResource.report()",
                 List.of(new DeclaredLimit(new RateLimitPolicy("reports", 10, 60), 4, "@RateLimit")));
 
         assertThat(request(engine, report)).contains(entry("RateLimit", "\"reports\";r=6;t=60"));
@@ -256,7 +258,7 @@ class RateLimitHeadersTest {
                 "ratelimit.limits.items.window-seconds", "60");
         RequestLedger ledger = engine.ledger("p");
 
-        engine.spendNow(ledger, engine.named("items"), 80, true);
+        spendNow(engine, ledger, engine.binder().named("items"), 80, true);
         Map<String, String> headers = render(ledger);
 
         assertThat(headers).containsExactly(
@@ -270,7 +272,7 @@ class RateLimitHeadersTest {
     @Test
     void tokenBucketResetIsTheTimeUntilTheBucketIsFull() {
         RateLimitEngine engine = engine();
-        BoundLimits bucket = engine.bindOncePerRequest("TodoResource.all()", List.of(
+        BoundLimits bucket = engine.binder().bindOncePerRequest("TodoResource.all()", List.of(
                 new DeclaredLimit(new RateLimitPolicy("tb", 3, 60, RateLimitAlgorithm.TOKEN_BUCKET), 1, "@RateLimit")));
 
         Map<String, String> first = request(engine, bucket);
@@ -307,7 +309,7 @@ class RateLimitHeadersTest {
     /** One request: decided, given back when refused (as the filters do), rendered. */
     private static Map<String, String> request(RateLimitEngine engine, BoundLimits limits, TestCaller caller) {
         RequestLedger ledger = engine.ledger(caller, null);
-        engine.decideNow(ledger, limits);
+        decideNow(engine, ledger, limits);
         if (ledger.refusal() != null) {
             engine.giveBack(ledger);
         }

@@ -1,11 +1,17 @@
 package dev.ratelimit.core.testing;
 
+import static dev.ratelimit.core.testing.EngineFixtures.spend;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.config.RateLimitSettings;
+import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.engine.DecisionStages;
 import dev.ratelimit.core.engine.DeclaredLimit;
+import dev.ratelimit.core.engine.NamedLimit;
+import dev.ratelimit.core.engine.RateLimitEngine;
+import dev.ratelimit.core.engine.RequestLedger;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -13,8 +19,9 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 /**
- * What tests of the engine's users share (the metrics modules): settings from key/value pairs, a declared
- * limit, and two stores that fail in the two ways the engine's failure policy handles.
+ * What tests of the engine and of its users share: settings from key/value pairs, a declared limit, the
+ * engine's entry point read as the adapters read it, and two stores that fail in the two ways the engine's
+ * failure policy handles.
  */
 public final class EngineFixtures {
 
@@ -33,6 +40,23 @@ public final class EngineFixtures {
     /** A limit declared by an annotation, cost 1. */
     public static DeclaredLimit limit(String name, int permitLimit, int windowSeconds) {
         return new DeclaredLimit(new RateLimitPolicy(name, permitLimit, windowSeconds), 1, "@RateLimit");
+    }
+
+    /** What an adapter on a thread that may wait runs: the engine's one entry point for a call site, read. */
+    public static RateLimitDecision decideNow(RateLimitEngine engine, RequestLedger ledger, BoundLimits limits) {
+        return DecisionStages.join(engine.decide(ledger, limits, 1));
+    }
+
+    /** What the programmatic API runs: {@code permits} of a named limit, acquired or charged, read. */
+    public static RateLimitDecision spendNow(RateLimitEngine engine, RequestLedger ledger, NamedLimit limit, int permits,
+                                             boolean charge) {
+        return DecisionStages.join(spend(engine, ledger, limit, permits, charge));
+    }
+
+    /** {@link #spendNow}, as the engine answers it: now or later. */
+    public static CompletableFuture<RateLimitDecision> spend(RateLimitEngine engine, RequestLedger ledger, NamedLimit limit,
+                                                             int permits, boolean charge) {
+        return engine.decide(ledger, charge ? limit.charge() : limit.acquire(), permits);
     }
 
     /** A store whose every call fails at once. */

@@ -5,13 +5,13 @@ import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.cdi.RequestLedgers;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitStoreException;
+import dev.ratelimit.core.engine.DecisionStages;
 import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.Suspended;
-import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.sse.SseEventSink;
 import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
@@ -24,11 +24,12 @@ import java.util.concurrent.Future;
  * Decides the limits of one resource method in one scope: a thin adapter over the engine. Holds what was
  * bound at deployment; per request it makes the request's ledger (the first filter of the library to run:
  * the partition is chosen once), publishes it for the interceptor and the programmatic API
- * ({@link RequestLedgers}), and asks the engine to decide, at once for the in-process store. A remote
- * store's answer is waited for without holding the thread where the runtime can suspend a request filter
- * (Quarkus REST, on its I/O thread), else on the worker thread, at most the store timeout. A refusal is
- * not answered here: {@link DeferredRefusalFilter} answers it after every other request filter had its say.
- * A store failure under {@code on-failure=fail} is a 500 with an empty body (the engine logs the outage).
+ * ({@link RequestLedgers}), and asks the engine to decide. An answer that is not there at once (a remote
+ * store) is waited for without holding the thread where the runtime can suspend a request filter (Quarkus
+ * REST, on its I/O thread), else on the worker thread, at most the store timeout. A refusal is not answered
+ * here: {@link DeferredRefusalFilter} answers it after every other request filter had its say. A store
+ * failure under {@code on-failure=fail} is thrown as {@link RateLimitStoreException}, which
+ * {@link dev.ratelimit.jaxrs.StoreFailureMapper} answers (500, empty body) as it does for bean limits.
  *
  * <p>One subclass per scope: a Jakarta REST runtime may keep only the first instance of a provider class
  * bound to a resource method (RESTEasy on Open Liberty, Jersey on Payara ignore the second), so the
@@ -64,7 +65,7 @@ public abstract sealed class DecidingFilter implements ContainerRequestFilter
         this.ledgers = runtime.ledgers();
         this.resourceMethod = resourceMethod;
         this.limits = limits;
-        this.sameThread = engine.decidesAtOnce() && servedOnTheFilterThread(resourceMethod);
+        this.sameThread = servedOnTheFilterThread(resourceMethod);
     }
 
     /**
@@ -102,30 +103,18 @@ public abstract sealed class DecidingFilter implements ContainerRequestFilter
         if (limits.isEmpty()) {
             return;
         }
-        if (engine.decidesAtOnce()) {
-            try {
-                engine.decideNow(ledger, limits);
-            } catch (RateLimitStoreException e) {
-                request.abortWith(Response.serverError().build());
-            }
-            return;
-        }
-        CompletableFuture<RateLimitDecision> pending = engine.decide(ledger, limits).toCompletableFuture();
-        if (!pending.isDone() && RequestSuspension.suspend(request)) {
-            pending.whenComplete((decision, failure) -> {
+        CompletableFuture<RateLimitDecision> answer = engine.decide(ledger, limits, 1);
+        if (!answer.isDone() && RequestSuspension.suspend(request)) {
+            answer.whenComplete((decision, failure) -> {
                 if (failure == null) {
                     RequestSuspension.resume(request);
                 } else {
-                    request.abortWith(Response.serverError().build());
+                    RequestSuspension.resume(request, DecisionStages.cause(failure));
                 }
             });
             return;
         }
-        try {
-            engine.await(pending);
-        } catch (RateLimitStoreException e) {
-            request.abortWith(Response.serverError().build());
-        }
+        DecisionStages.join(answer); // a store failure: thrown to its mapper
     }
 
     /** Decides the TRANSPORT limits, between authentication and authorization. */

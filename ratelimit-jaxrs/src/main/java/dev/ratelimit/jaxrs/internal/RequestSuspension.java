@@ -20,7 +20,7 @@ final class RequestSuspension {
     private static final String QUARKUS_REST_CONTEXT =
             "org.jboss.resteasy.reactive.server.spi.ResteasyReactiveContainerRequestContext";
 
-    private static final Handles NONE = new Handles(null, null);
+    private static final Handles NONE = new Handles(null, null, null);
 
     private static final ClassValue<Handles> HANDLES = new ClassValue<>() {
         @Override
@@ -32,7 +32,8 @@ final class RequestSuspension {
             try {
                 MethodHandles.Lookup lookup = MethodHandles.publicLookup();
                 MethodType noArgs = MethodType.methodType(void.class);
-                return new Handles(lookup.findVirtual(spi, "suspend", noArgs), lookup.findVirtual(spi, "resume", noArgs));
+                return new Handles(lookup.findVirtual(spi, "suspend", noArgs), lookup.findVirtual(spi, "resume", noArgs),
+                        lookup.findVirtual(spi, "resume", MethodType.methodType(void.class, Throwable.class)));
             } catch (ReflectiveOperationException | RuntimeException e) {
                 return NONE;
             }
@@ -48,18 +49,27 @@ final class RequestSuspension {
         if (handles == NONE) {
             return false;
         }
-        invoke(handles.suspend, request);
+        invoke(handles.suspend, request, null);
         return true;
     }
 
     /** Resumes a request that {@link #suspend} suspended: the next filter runs. */
     static void resume(ContainerRequestContext request) {
-        invoke(HANDLES.get(request.getClass()).resume, request);
+        invoke(HANDLES.get(request.getClass()).resume, request, null);
     }
 
-    private static void invoke(MethodHandle handle, ContainerRequestContext request) {
+    /** Resumes a request that {@link #suspend} suspended with {@code failure}, which its exception mapper answers. */
+    static void resume(ContainerRequestContext request, Throwable failure) {
+        invoke(HANDLES.get(request.getClass()).resumeWith, request, failure);
+    }
+
+    private static void invoke(MethodHandle handle, ContainerRequestContext request, Throwable failure) {
         try {
-            handle.invoke(request);
+            if (failure == null) {
+                handle.invoke(request);
+            } else {
+                handle.invoke(request, failure);
+            }
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable e) {
@@ -85,6 +95,6 @@ final class RequestSuspension {
         return null;
     }
 
-    private record Handles(MethodHandle suspend, MethodHandle resume) {
+    private record Handles(MethodHandle suspend, MethodHandle resume, MethodHandle resumeWith) {
     }
 }

@@ -1,5 +1,6 @@
 package dev.ratelimit.redis.cdi;
 
+import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -81,7 +82,7 @@ class RedisStoreProducerTest {
         RedisRateLimitStore redis;
         try (WeldContainer container = new Weld().initialize()) {
             RateLimitEngine engine = container.select(RateLimitRuntime.class).get().engine();
-            RateLimitStore store = engine.delegateStore();
+            RateLimitStore store = container.select(RateLimitStore.class).get();
             assertThat(store).isInstanceOf(RedisRateLimitStore.class); // the store itself: no client proxy
             redis = (RedisRateLimitStore) store;
             // Lettuce waits the engine's 2500 ms and as long again, so a late answer still reaches the engine
@@ -90,11 +91,11 @@ class RedisStoreProducerTest {
                     + ", cluster=false, timeout-millis=5000, key-prefix=cdi:)");
             assertThat(logged).anySatisfy(line -> assertThat(line).startsWith("ratelimit: store RedisRateLimitStore(uri="));
 
-            BoundLimits limits = engine.bind("RedisStoreProducerTest", List.of(new DeclaredLimit(
+            BoundLimits limits = engine.binder().bind("RedisStoreProducerTest", List.of(new DeclaredLimit(
                     new RateLimitPolicy("cdi", 1, 60), 1, "@RateLimit on RedisStoreProducerTest")));
-            RateLimitDecision first = engine.decideNow(engine.ledger("p"), limits);
+            RateLimitDecision first = decideNow(engine, engine.ledger("p"), limits);
             assertThat(first.allowed()).isTrue();
-            assertThat(engine.decideNow(engine.ledger("p"), limits).allowed()).isFalse();
+            assertThat(decideNow(engine, engine.ledger("p"), limits).allowed()).isFalse();
             try (Resp resp = REDIS.client()) {
                 assertThat(resp.number("EXISTS", "cdi:{1:p}cdi")).isEqualTo(1);
             }
@@ -106,7 +107,7 @@ class RedisStoreProducerTest {
     void withTheManualClockOfTestsRedisCountsOnIt() {
         configure(Map.of(RedisSettings.URI, REDIS.uri(), RateLimitSettings.TEST_MANUAL_CLOCK, "true"));
         try (WeldContainer container = new Weld().initialize()) {
-            RateLimitStore store = container.select(RateLimitRuntime.class).get().engine().delegateStore();
+            RateLimitStore store = container.select(RateLimitStore.class).get();
             assertThat(store.toString()).contains(", manual clock)");
         }
     }
@@ -115,10 +116,9 @@ class RedisStoreProducerTest {
     void withoutTheUriEachInstanceCountsInProcessAsWithoutThisModule() {
         configure(Map.of(RateLimitSettings.MAX_TRACKED_PARTITIONS, "123"));
         try (WeldContainer container = new Weld().initialize()) {
-            RateLimitEngine engine = container.select(RateLimitRuntime.class).get().engine();
-            assertThat(engine.delegateStore()).isInstanceOfSatisfying(InProcessRateLimitStore.class,
+            assertThat(container.select(RateLimitRuntime.class).get().engine().enabled()).isTrue();
+            assertThat(container.select(RateLimitStore.class).get()).isInstanceOfSatisfying(InProcessRateLimitStore.class,
                     store -> assertThat(store.maxTrackedPartitions()).isEqualTo(123));
-            assertThat(engine.decidesAtOnce()).as("the engine holds the store itself").isTrue();
             assertThat(logged).anySatisfy(line -> assertThat(line).startsWith("ratelimit: store InProcessRateLimitStore("));
             assertThat(logged).anySatisfy(line -> assertThat(line).contains(RedisSettings.URI + " is not set"));
         }

@@ -1,0 +1,27 @@
+package dev.ratelimit.core;
+
+/**
+ * The rules of a declared limit that both the runtime (when the application deploys) and the annotation
+ * processor of {@code ratelimit-openapi} (when it compiles) hold declarations to, each message written here
+ * once. A policy's own ranges are {@link RateLimitPolicy}'s. Callers prefix the message with where the limit
+ * was declared: {@code "@RateLimit on TodoResource.all(): " + message}.
+ */
+public final class LimitRules {
+
+    private LimitRules() {
+    }
+
+    /** Null when {@code 1 <= cost <= permitLimit}; else what is wrong, naming the value. */
+    public static String costError(int cost, int permitLimit) {
+        if (cost >= 1 && cost <= permitLimit) {
+            return null;
+        }
+        return "cost must be between 1 and permitLimit (" + permitLimit + "), was " + cost;
+    }
+
+    /** What is wrong when {@code name} is used by two limits covering one method. */
+    public static String duplicateName(String name) {
+        return "name \"" + name + "\" is used by more than one limit covering the method (global, module, class and "
+                + "method limits together); each would spend from the same count twice";
+    }
+}
