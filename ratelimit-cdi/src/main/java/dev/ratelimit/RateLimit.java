@@ -1,6 +1,7 @@
 package dev.ratelimit;
 
 import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitScope;
 import jakarta.enterprise.util.Nonbinding;
 import jakarta.interceptor.InterceptorBinding;
 import java.lang.annotation.Documented;

@@ -1,9 +1,9 @@
 package dev.ratelimit.cdi;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.core.InvalidRateLimitException;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.config.RateLimitSettings;
 import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Method;
@@ -36,7 +36,7 @@ public final class LimitResolver {
         String where = describe(resourceClass, method);
         List<ResolvedLimit> limits = new ArrayList<>();
         if (settings.global() != null) {
-            limits.add(new ResolvedLimit(settings.global(), 1, RateLimitScope.valueOf(settings.globalScope()), Level.GLOBAL));
+            limits.add(new ResolvedLimit(settings.global(), 1, settings.globalScope(), Level.GLOBAL));
         }
         List<ResolvedLimit> own = new ArrayList<>();
         addDeclared(own, resourceClass, Level.CLASS, where);

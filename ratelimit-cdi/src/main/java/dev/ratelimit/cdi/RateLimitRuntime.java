@@ -1,177 +1,28 @@
 package dev.ratelimit.cdi;
 
-import dev.ratelimit.core.RateLimitPartitioner;
-import dev.ratelimit.core.RateLimitPlanResolver;
-import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.RateLimitEngine;
-import dev.ratelimit.core.metrics.RateLimitMetrics;
-import jakarta.annotation.PostConstruct;
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.inject.Any;
-import jakarta.enterprise.inject.Instance;
-import jakarta.inject.Inject;
-import java.lang.System.Logger.Level;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.LongSupplier;
 
 /**
  * What the integrations share, made once when the application starts: the {@link RateLimitEngine} (on the
- * store, partitioner, plan resolver and metrics beans in use), the settings, and the request's ledger as CDI
- * sees it. Looked up once per deployment, never per request: an adapter keeps what it hands out (a Weld
- * client proxy returns itself for a method that returns {@code this}, so the instance cannot be handed out).
+ * store, partitioner, plan resolver and metrics beans in use), the settings, and where a request's ledger is
+ * found. A bean; look it up once per deployment, never per request, and keep what it hands out (plain objects,
+ * called without a client proxy).
  */
-@ApplicationScoped
-public class RateLimitRuntime {
+public interface RateLimitRuntime {
 
-    private static final System.Logger LOG = System.getLogger("dev.ratelimit");
+    /** The one request path, and its binder. */
+    RateLimitEngine engine();
 
-    @Inject
-    RateLimitConfiguration configuration;
+    /** The validated settings. */
+    RateLimitSettings settings();
 
-    @Inject
-    RateLimitStore store;
-
-    @Inject
-    RateLimitPartitioner partitioner;
-
-    @Inject
-    RateLimitPlanResolver planResolver;
-
-    @Inject
-    @Any
-    Instance<RateLimitMetrics> metrics;
-
-    @Inject
-    LedgerHolder ledgerHolder;
-
-    private RequestLedgers ledgers;
-    private RateLimitEngine engine;
-    private final AtomicBoolean checked = new AtomicBoolean();
-
-    @PostConstruct
-    void start() {
-        RateLimitSettings settings = configuration.settings();
-        RateLimitMetrics recorder = metrics();
-        ledgers = new RequestLedgers(ledgerHolder, RequestLedgers.contextFollowsTheRequest());
-        engine = RateLimitEngine.builder(settings, store)
-                .partitioner(unproxied(partitioner))
-                .planResolver(unproxied(planResolver))
-                .metrics(recorder)
-                .clock(configuration.clock())
-                .build();
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> T unproxied(T bean) {
-        return bean instanceof DelegatingBean<?> d ? (T) d.delegate() : bean;
-    }
-
-    private RateLimitMetrics metrics() {
-        List<RateLimitMetrics> found = new ArrayList<>();
-        for (RateLimitMetrics m : metrics) {
-            if (m.isEnabled()) {
-                found.add(m);
-            }
-        }
-        if (found.isEmpty()) {
-            return RateLimitMetrics.NONE;
-        }
-        return found.size() == 1 ? found.get(0) : new CompositeMetrics(found);
-    }
-
-    /** The one request path. */
-    public RateLimitEngine engine() {
-        return engine;
-    }
-
-    public RateLimitSettings settings() {
-        return configuration.settings();
-    }
-
-    /** The clock of the counts. */
-    public LongSupplier clock() {
-        return configuration.clock();
-    }
-
-    /** How the request's ledger reaches the interceptor and the programmatic API; the filters publish it there. */
-    public RequestLedgers ledgers() {
-        return ledgers;
-    }
+    /** Where the interceptor and the programmatic API find the request's ledger; the filters publish it there. */
+    RequestLedgers ledgers();
 
     /**
-     * Warns about configuration keys that name nothing the application declares. Called when CDI has started
-     * and bound every limited bean method: when Jakarta REST is still to deploy ({@code restToFollow}) and a
-     * key names a limit not known yet (one that only a resource class that is not a CDI bean, or the
-     * {@code Application}, declares), the check waits for {@link #deploymentComplete()}.
+     * The Jakarta REST application has deployed (every resource method bound): configuration keys that name
+     * nothing are warned about now, once. Idempotent.
      */
-    public void checkConfiguration(boolean restToFollow) {
-        if (!configuration.settings().enabled()) {
-            checked.set(true); // nothing is applied: a key naming nothing changes nothing either
-            return;
-        }
-        List<String> warnings = engine.binder().unknownKeyWarnings();
-        if (warnings.isEmpty() || !restToFollow) {
-            if (checked.compareAndSet(false, true)) {
-                warn(warnings);
-            }
-        }
-    }
-
-    /** The Jakarta REST application has deployed (every resource method bound): the deferred configuration check. */
-    public void deploymentComplete() {
-        if (!checked.get() && checked.compareAndSet(false, true)) {
-            warn(engine.binder().unknownKeyWarnings());
-        }
-    }
-
-    private static void warn(List<String> warnings) {
-        for (String warning : warnings) {
-            LOG.log(Level.WARNING, "ratelimit configuration: " + warning);
-        }
-    }
-
-    /** Several metrics libraries at once (Micrometer and OpenTelemetry). */
-    private static final class CompositeMetrics implements RateLimitMetrics {
-        private final List<RateLimitMetrics> all;
-
-        CompositeMetrics(List<RateLimitMetrics> all) {
-            this.all = List.copyOf(all);
-        }
-
-        @Override
-        public Counter requests(String policy, Outcome outcome, String plan) {
-            Counter[] counters = new Counter[all.size()];
-            for (int i = 0; i < counters.length; i++) {
-                counters[i] = all.get(i).requests(policy, outcome, plan);
-            }
-            return () -> {
-                for (Counter c : counters) {
-                    c.increment();
-                }
-            };
-        }
-
-        @Override
-        public Timer storeDuration(String store, StoreOutcome outcome) {
-            Timer[] timers = new Timer[all.size()];
-            for (int i = 0; i < timers.length; i++) {
-                timers[i] = all.get(i).storeDuration(store, outcome);
-            }
-            return nanos -> {
-                for (Timer t : timers) {
-                    t.record(nanos);
-                }
-            };
-        }
-
-        @Override
-        public void counts(java.util.function.LongSupplier counts, long max) {
-            for (RateLimitMetrics m : all) {
-                m.counts(counts, max);
-            }
-        }
-    }
+    void deploymentComplete();
 }

@@ -1,7 +1,7 @@
 package dev.ratelimit.cdi;
 
-import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.engine.DeclaredLimit;
 
 /**

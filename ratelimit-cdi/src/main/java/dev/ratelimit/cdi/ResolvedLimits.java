@@ -1,6 +1,6 @@
 package dev.ratelimit.cdi;
 
-import dev.ratelimit.RateLimitScope;
+import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.engine.DeclaredLimit;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.core.InvalidRateLimitException;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.DeclaredLimit;
 import java.lang.reflect.Method;

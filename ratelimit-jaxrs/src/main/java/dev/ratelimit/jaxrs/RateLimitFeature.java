@@ -1,9 +1,9 @@
 package dev.ratelimit.jaxrs;
 
-import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.cdi.LimitResolver;
 import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.cdi.ResolvedLimits;
+import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.LimitBinder;
 import dev.ratelimit.jaxrs.internal.ApplicationLocator;

@@ -6,7 +6,7 @@ import static dev.ratelimit.it.Responses.header;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.RateLimitScope;
+import dev.ratelimit.core.RateLimitScope;
 import jakarta.annotation.Priority;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;

@@ -103,7 +103,7 @@ class RateLimitIndexProcessorTest {
         Result result = TestCompiler.compile(out, Processing.DOCUMENTED_LINE, Map.of("app.Reports", """
                 package app;
                 import dev.ratelimit.RateLimit;
-                import dev.ratelimit.RateLimitScope;
+                import dev.ratelimit.core.RateLimitScope;
                 import dev.ratelimit.core.RateLimitAlgorithm;
                 import jakarta.ws.rs.*;
                 @Path("reports")

@@ -1,21 +1,21 @@
 package dev.ratelimit.cdi.internal;
 
-import dev.ratelimit.cdi.DelegatingBean;
 import dev.ratelimit.cdi.RateLimitConfiguration;
 import dev.ratelimit.core.RateLimitCaller;
 import dev.ratelimit.core.RateLimitPartitioner;
 import dev.ratelimit.core.engine.HeaderPartitioner;
 import jakarta.annotation.PostConstruct;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Inject;
 
 /**
  * {@code sub:<principal name>} for an authenticated caller, else {@code <header>:<value>} for the
  * configured {@code ratelimit.partition-header}, else {@code anonymous}. An enabled {@code @Alternative}
- * replaces it.
+ * replaces it. Dependent: the runtime holds the instance itself, so a request calls it without a client
+ * proxy.
  */
-@ApplicationScoped
-public class DefaultRateLimitPartitioner implements RateLimitPartitioner, DelegatingBean<RateLimitPartitioner> {
+@Dependent
+public class DefaultRateLimitPartitioner implements RateLimitPartitioner {
 
     @Inject
     RateLimitConfiguration configuration;
@@ -25,11 +25,6 @@ public class DefaultRateLimitPartitioner implements RateLimitPartitioner, Delega
     @PostConstruct
     void init() {
         partitioner = new HeaderPartitioner(configuration.settings().partitionHeader());
-    }
-
-    @Override
-    public RateLimitPartitioner delegate() {
-        return partitioner;
     }
 
     @Override

@@ -1,12 +1,11 @@
 package dev.ratelimit.cdi.internal;
 
-import dev.ratelimit.cdi.DelegatingBean;
 import dev.ratelimit.cdi.RateLimitConfiguration;
 import dev.ratelimit.core.RateLimitCaller;
 import dev.ratelimit.core.RateLimitPlanResolver;
 import dev.ratelimit.core.engine.RolePlanResolver;
 import jakarta.annotation.PostConstruct;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Inject;
 
 /**
@@ -14,8 +13,8 @@ import jakarta.inject.Inject;
  * ({@code ratelimit.plans.<plan>.role}, default the plan's name); an anonymous caller in none. An enabled
  * {@code @Alternative} replaces it.
  */
-@ApplicationScoped
-public class DefaultRateLimitPlanResolver implements RateLimitPlanResolver, DelegatingBean<RateLimitPlanResolver> {
+@Dependent
+public class DefaultRateLimitPlanResolver implements RateLimitPlanResolver {
 
     @Inject
     RateLimitConfiguration configuration;
@@ -25,11 +24,6 @@ public class DefaultRateLimitPlanResolver implements RateLimitPlanResolver, Dele
     @PostConstruct
     void init() {
         resolver = new RolePlanResolver(configuration.settings().plans());
-    }
-
-    @Override
-    public RateLimitPlanResolver delegate() {
-        return resolver;
     }
 
     @Override

@@ -1,8 +1,6 @@
 package dev.ratelimit.cdi.internal;
 
 import dev.ratelimit.cdi.LimitResolver;
-import dev.ratelimit.cdi.OptionalClasses;
-import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.DeclaredLimit;
@@ -38,7 +36,7 @@ public class RateLimitStartup {
     private static final String JAXRS_FEATURE = "dev.ratelimit.jaxrs.RateLimitFeature";
 
     @Inject
-    RateLimitRuntime runtime;
+    DefaultRateLimitRuntime runtime;
 
     @Inject
     BeanLimits beans;

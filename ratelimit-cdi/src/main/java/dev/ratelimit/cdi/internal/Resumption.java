@@ -1,6 +1,5 @@
 package dev.ratelimit.cdi.internal;
 
-import dev.ratelimit.cdi.OptionalClasses;
 import java.util.concurrent.Executor;
 
 /**

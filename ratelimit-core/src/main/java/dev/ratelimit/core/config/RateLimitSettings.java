@@ -4,6 +4,7 @@ import dev.ratelimit.core.InvalidRateLimitException;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitMode;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -67,7 +68,7 @@ public final class RateLimitSettings {
     private final String partitionHeader;
     private final int maxTrackedPartitions;
     private final RateLimitPolicy global;
-    private final String globalScope;
+    private final RateLimitScope globalScope;
     private final List<Plan> plans;
     private final int timeoutMillis;
     private final OnFailure onFailure;
@@ -96,7 +97,7 @@ public final class RateLimitSettings {
         if (!scope.equals("TRANSPORT") && !scope.equals("PRINCIPAL")) {
             throw invalid(GLOBAL_SCOPE, text(GLOBAL_SCOPE), "TRANSPORT or PRINCIPAL");
         }
-        this.globalScope = scope;
+        this.globalScope = RateLimitScope.valueOf(scope);
         RateLimitAlgorithm algorithm = algorithm(GLOBAL_ALGORITHM, RateLimitAlgorithm.SLIDING_WINDOW);
         if (text(GLOBAL_PERMIT_LIMIT) != null) {
             int permitLimit = integer(GLOBAL_PERMIT_LIMIT, 0, 1, Integer.MAX_VALUE);
@@ -180,8 +181,8 @@ public final class RateLimitSettings {
         return global;
     }
 
-    /** {@value #GLOBAL_SCOPE}: {@code TRANSPORT} or {@code PRINCIPAL}. */
-    public String globalScope() {
+    /** {@value #GLOBAL_SCOPE}. */
+    public RateLimitScope globalScope() {
         return globalScope;
     }
 

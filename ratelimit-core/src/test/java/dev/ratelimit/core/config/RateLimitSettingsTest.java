@@ -7,6 +7,7 @@ import dev.ratelimit.core.InvalidRateLimitException;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitMode;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.config.RateLimitSettings.Effective;
 import java.util.HashMap;
 import java.util.List;
@@ -32,7 +33,7 @@ class RateLimitSettingsTest {
         assertThat(settings.partitionHeader()).isNull();
         assertThat(settings.maxTrackedPartitions()).isEqualTo(10_000);
         assertThat(settings.global()).isNull();
-        assertThat(settings.globalScope()).isEqualTo("TRANSPORT");
+        assertThat(settings.globalScope()).isEqualTo(RateLimitScope.TRANSPORT);
         assertThat(settings.plans()).isEmpty();
         assertThat(settings.timeoutMillis()).isEqualTo(250);
         assertThat(settings.onFailure()).isEqualTo(OnFailure.FAIL);
@@ -47,7 +48,7 @@ class RateLimitSettingsTest {
         RateLimitSettings settings = settings("ratelimit.global.permit-limit", "1000");
 
         assertThat(settings.global()).isEqualTo(new RateLimitPolicy("application", 1000, 60, RateLimitAlgorithm.SLIDING_WINDOW));
-        assertThat(settings.globalScope()).isEqualTo("TRANSPORT");
+        assertThat(settings.globalScope()).isEqualTo(RateLimitScope.TRANSPORT);
     }
 
     @Test
@@ -73,7 +74,7 @@ class RateLimitSettingsTest {
         assertThat(settings.partitionHeader()).isEqualTo("X-Api-Key");
         assertThat(settings.maxTrackedPartitions()).isEqualTo(250);
         assertThat(settings.global()).isEqualTo(new RateLimitPolicy("tenant.all", 7, 3600, RateLimitAlgorithm.TOKEN_BUCKET));
-        assertThat(settings.globalScope()).isEqualTo("PRINCIPAL");
+        assertThat(settings.globalScope()).isEqualTo(RateLimitScope.PRINCIPAL);
         assertThat(settings.plans()).containsExactly(new Plan("gold", 1, "gold"), new Plan("internal", 2, "service"));
         assertThat(settings.timeoutMillis()).isEqualTo(60_000);
         assertThat(settings.onFailure()).isEqualTo(OnFailure.LOCAL);

@@ -1,12 +1,12 @@
 package dev.ratelimit.jaxrs.internal;
 
-import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.cdi.RequestLedgers;
 import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.RateLimitStoreException;
-import dev.ratelimit.core.engine.DecisionStages;
 import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.engine.DecisionStages;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import jakarta.ws.rs.container.ContainerRequestContext;

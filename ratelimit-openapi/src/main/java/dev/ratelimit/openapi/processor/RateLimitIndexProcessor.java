@@ -1,8 +1,8 @@
 package dev.ratelimit.openapi.processor;
 
-import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.openapi.internal.index.IndexFile;
 import dev.ratelimit.openapi.internal.index.IndexFormat;
 import dev.ratelimit.openapi.internal.index.IndexedApplication;
@@ -14,8 +14,8 @@ import java.io.Reader;
 import java.io.Writer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.Collections;
+import java.util.Deque;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;

@@ -1,8 +1,8 @@
 package dev.ratelimit.openapi.testapp;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitScope;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;

@@ -1,8 +1,8 @@
 package dev.ratelimit.examples.todos;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.core.RateLimitScope;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;

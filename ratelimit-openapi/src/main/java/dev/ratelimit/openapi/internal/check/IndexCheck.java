@@ -1,10 +1,10 @@
 package dev.ratelimit.openapi.internal.check;
 
-import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.cdi.LimitResolver;
 import dev.ratelimit.cdi.ResolvedLimit;
 import dev.ratelimit.cdi.ResolvedLimits;
 import dev.ratelimit.core.InvalidRateLimitException;
+import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.openapi.internal.index.IndexFormat;
 import dev.ratelimit.openapi.internal.index.IndexedOperation;

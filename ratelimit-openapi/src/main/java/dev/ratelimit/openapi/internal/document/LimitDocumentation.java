@@ -1,12 +1,12 @@
 package dev.ratelimit.openapi.internal.document;
 
-import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitMode;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.config.RateLimitSettings.Effective;
 import dev.ratelimit.core.headers.RateLimitHeaders;
-import dev.ratelimit.jaxrs.RateLimitExceptionMapper;
+import dev.ratelimit.core.headers.RateLimitProblem;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.util.ArrayList;
@@ -20,8 +20,8 @@ import org.eclipse.microprofile.openapi.models.Components;
 import org.eclipse.microprofile.openapi.models.OpenAPI;
 import org.eclipse.microprofile.openapi.models.Operation;
 import org.eclipse.microprofile.openapi.models.headers.Header;
-import org.eclipse.microprofile.openapi.models.media.Schema;
 import org.eclipse.microprofile.openapi.models.media.Schema.SchemaType;
+import org.eclipse.microprofile.openapi.models.media.Schema;
 import org.eclipse.microprofile.openapi.models.responses.APIResponse;
 import org.eclipse.microprofile.openapi.models.responses.APIResponses;
 
@@ -371,7 +371,7 @@ public final class LimitDocumentation {
                 .description("Too Many Requests: a rate limit of this operation is exhausted for this client. "
                         + "Retry after the number of seconds in Retry-After; the body names the refusing limits.")
                 .headers(headers)
-                .content(OASFactory.createContent().addMediaType(RateLimitExceptionMapper.PROBLEM_JSON,
+                .content(OASFactory.createContent().addMediaType(RateLimitProblem.MEDIA_TYPE,
                         OASFactory.createMediaType().schema(OASFactory.createSchema().ref(SCHEMAS_REF + PROBLEM_SCHEMA)))));
     }
 
@@ -379,7 +379,7 @@ public final class LimitDocumentation {
         Schema schema = SchemaTypes.typed(OASFactory.createSchema(), SchemaType.OBJECT)
                 .description("RFC 9457 problem details of a request refused by a rate limit.");
         schema.addProperty("type", string().format("uri")
-                .description("The problem type: " + RateLimitExceptionMapper.PROBLEM_TYPE + "."));
+                .description("The problem type: " + RateLimitProblem.TYPE + "."));
         schema.addProperty("title", string().description("\"Too Many Requests\"."));
         schema.addProperty("status", integer(null).format("int32").description("429."));
         schema.addProperty("detail", string().description("What happened, for a person to read."));

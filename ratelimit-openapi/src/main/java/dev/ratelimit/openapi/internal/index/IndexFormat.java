@@ -1,8 +1,8 @@
 package dev.ratelimit.openapi.internal.index;
 
-import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitScope;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Reader;

@@ -1,8 +1,8 @@
 package dev.ratelimit.openapi.internal.index;
 
-import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitScope;
 
 /**
  * One {@code @RateLimit} as the processor read it: every member, as declared (configuration is applied

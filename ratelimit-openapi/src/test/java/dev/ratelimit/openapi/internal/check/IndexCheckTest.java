@@ -2,9 +2,9 @@ package dev.ratelimit.openapi.internal.check;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.openapi.internal.index.IndexFile;
 import dev.ratelimit.openapi.internal.index.IndexedApplication;
 import dev.ratelimit.openapi.internal.index.IndexedLimit;

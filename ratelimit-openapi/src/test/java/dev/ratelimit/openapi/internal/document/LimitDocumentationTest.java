@@ -2,11 +2,11 @@ package dev.ratelimit.openapi.internal.document;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.cdi.Level;
 import dev.ratelimit.cdi.ResolvedLimit;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.config.RateLimitSettings;
 import java.util.List;
 import java.util.Map;

@@ -2,10 +2,10 @@ package dev.ratelimit.openapi.internal.document;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.cdi.Level;
 import dev.ratelimit.cdi.ResolvedLimit;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.openapi.internal.document.OperationMatcher.Key;
 import dev.ratelimit.openapi.internal.index.IndexedOperation;
 import java.util.List;

@@ -3,9 +3,9 @@ package dev.ratelimit.openapi.internal.index;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ratelimit.RateLimitScope;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitScope;
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.StringWriter;

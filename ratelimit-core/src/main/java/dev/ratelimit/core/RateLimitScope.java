@@ -1,4 +1,4 @@
-package dev.ratelimit;
+package dev.ratelimit.core;
 
 /** Where a limit decides in the Jakarta REST request filter chain. */
 public enum RateLimitScope {

@@ -1,4 +1,4 @@
-package dev.ratelimit.cdi;
+package dev.ratelimit.cdi.internal;
 
 import dev.ratelimit.core.engine.RequestLedger;
 import jakarta.enterprise.context.RequestScoped;
@@ -6,18 +6,19 @@ import jakarta.enterprise.context.RequestScoped;
 /**
  * Carries the request's ledger from the Jakarta REST filters to the interceptor and the programmatic API,
  * which see the request only through CDI, when the request may leave the thread of its filters
- * ({@link RequestLedgers}).
+ * ({@link DefaultRequestLedgers}). Package-private, with package-private methods: no application bean can
+ * inject it and overwrite a request's ledger.
  */
 @RequestScoped
-public class LedgerHolder {
+class LedgerHolder {
 
     private RequestLedger ledger;
 
-    public RequestLedger ledger() {
+    RequestLedger ledger() {
         return ledger;
     }
 
-    public void ledger(RequestLedger ledger) {
+    void ledger(RequestLedger ledger) {
         this.ledger = ledger;
     }
 }

@@ -1,13 +1,13 @@
-package dev.ratelimit.cdi;
+package dev.ratelimit.cdi.internal;
 
 /** Whether an optional class is on the library's class path: the integrations it uses only when present. */
-public final class OptionalClasses {
+final class OptionalClasses {
 
     private OptionalClasses() {
     }
 
     /** True when {@code className} can be loaded by the library's class loader (it is not initialized). */
-    public static boolean present(String className) {
+    static boolean present(String className) {
         try {
             Class.forName(className, false, OptionalClasses.class.getClassLoader());
             return true;

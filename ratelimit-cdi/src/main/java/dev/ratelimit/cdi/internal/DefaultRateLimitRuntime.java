@@ -1,0 +1,169 @@
+package dev.ratelimit.cdi.internal;
+
+import dev.ratelimit.cdi.RateLimitConfiguration;
+import dev.ratelimit.cdi.RateLimitRuntime;
+import dev.ratelimit.cdi.RequestLedgers;
+import dev.ratelimit.core.RateLimitPartitioner;
+import dev.ratelimit.core.RateLimitPlanResolver;
+import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.config.RateLimitSettings;
+import dev.ratelimit.core.engine.RateLimitEngine;
+import dev.ratelimit.core.metrics.RateLimitMetrics;
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * {@link RateLimitRuntime}: the engine on the store, partitioner, plan resolver and metrics beans in use, made
+ * once when the application starts. An adapter keeps what it hands out (a Weld client proxy returns itself for
+ * a method that returns {@code this}, so the instance cannot be handed out).
+ */
+@ApplicationScoped
+public class DefaultRateLimitRuntime implements RateLimitRuntime {
+
+    private static final System.Logger LOG = System.getLogger("dev.ratelimit");
+
+    @Inject
+    RateLimitConfiguration configuration;
+
+    @Inject
+    RateLimitStore store;
+
+    @Inject
+    RateLimitPartitioner partitioner;
+
+    @Inject
+    RateLimitPlanResolver planResolver;
+
+    @Inject
+    @Any
+    Instance<RateLimitMetrics> metrics;
+
+    @Inject
+    LedgerHolder ledgerHolder;
+
+    private RequestLedgers ledgers;
+    private RateLimitEngine engine;
+    private final AtomicBoolean checked = new AtomicBoolean();
+
+    @PostConstruct
+    void start() {
+        RateLimitSettings settings = configuration.settings();
+        RateLimitMetrics recorder = metrics();
+        ledgers = new DefaultRequestLedgers(ledgerHolder, DefaultRequestLedgers.contextFollowsTheRequest());
+        engine = RateLimitEngine.builder(settings, store)
+                .partitioner(partitioner)
+                .planResolver(planResolver)
+                .metrics(recorder)
+                .clock(configuration.clock())
+                .build();
+    }
+
+    private RateLimitMetrics metrics() {
+        List<RateLimitMetrics> found = new ArrayList<>();
+        for (RateLimitMetrics m : metrics) {
+            if (m.isEnabled()) {
+                found.add(m);
+            }
+        }
+        if (found.isEmpty()) {
+            return RateLimitMetrics.NONE;
+        }
+        return found.size() == 1 ? found.get(0) : new CompositeMetrics(found);
+    }
+
+    @Override
+    public RateLimitEngine engine() {
+        return engine;
+    }
+
+    @Override
+    public RateLimitSettings settings() {
+        return configuration.settings();
+    }
+
+    @Override
+    public RequestLedgers ledgers() {
+        return ledgers;
+    }
+
+    /**
+     * Warns about configuration keys that name nothing the application declares. Called when CDI has started
+     * and bound every limited bean method: when Jakarta REST is still to deploy ({@code restToFollow}) and a
+     * key names a limit not known yet (one that only a resource class that is not a CDI bean, or the
+     * {@code Application}, declares), the check waits for {@link #deploymentComplete()}.
+     */
+    void checkConfiguration(boolean restToFollow) {
+        if (!configuration.settings().enabled()) {
+            checked.set(true); // nothing is applied: a key naming nothing changes nothing either
+            return;
+        }
+        List<String> warnings = engine.binder().unknownKeyWarnings();
+        if (warnings.isEmpty() || !restToFollow) {
+            if (checked.compareAndSet(false, true)) {
+                warn(warnings);
+            }
+        }
+    }
+
+    @Override
+    public void deploymentComplete() {
+        if (!checked.get() && checked.compareAndSet(false, true)) {
+            warn(engine.binder().unknownKeyWarnings());
+        }
+    }
+
+    private static void warn(List<String> warnings) {
+        for (String warning : warnings) {
+            LOG.log(Level.WARNING, "ratelimit configuration: " + warning);
+        }
+    }
+
+    /** Several metrics libraries at once (Micrometer and OpenTelemetry). */
+    private static final class CompositeMetrics implements RateLimitMetrics {
+        private final List<RateLimitMetrics> all;
+
+        CompositeMetrics(List<RateLimitMetrics> all) {
+            this.all = List.copyOf(all);
+        }
+
+        @Override
+        public Counter requests(String policy, Outcome outcome, String plan) {
+            Counter[] counters = new Counter[all.size()];
+            for (int i = 0; i < counters.length; i++) {
+                counters[i] = all.get(i).requests(policy, outcome, plan);
+            }
+            return () -> {
+                for (Counter c : counters) {
+                    c.increment();
+                }
+            };
+        }
+
+        @Override
+        public Timer storeDuration(String store, StoreOutcome outcome) {
+            Timer[] timers = new Timer[all.size()];
+            for (int i = 0; i < timers.length; i++) {
+                timers[i] = all.get(i).storeDuration(store, outcome);
+            }
+            return nanos -> {
+                for (Timer t : timers) {
+                    t.record(nanos);
+                }
+            };
+        }
+
+        @Override
+        public void counts(java.util.function.LongSupplier counts, long max) {
+            for (RateLimitMetrics m : all) {
+                m.counts(counts, max);
+            }
+        }
+    }
+}
