@@ -2,8 +2,8 @@ package dev.ratelimit.cdi;
 
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.core.InvalidRateLimitException;
+import dev.ratelimit.core.LimitRules;
 import dev.ratelimit.core.RateLimitPolicy;
-import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.config.RateLimitSettings;
 import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Method;
@@ -94,9 +94,9 @@ public final class LimitResolver {
                 throw new InvalidRateLimitException("@RateLimit on " + onWhat(element, level, where) + ": "
                         + e.getMessage());
             }
-            if (annotation.cost() < 1 || annotation.cost() > policy.permitLimit()) {
-                throw new InvalidRateLimitException("@RateLimit on " + onWhat(element, level, where) + ": cost must be "
-                        + "between 1 and permitLimit (" + policy.permitLimit() + "), was " + annotation.cost());
+            String costError = LimitRules.costError(annotation.cost(), policy.permitLimit());
+            if (costError != null) {
+                throw new InvalidRateLimitException("@RateLimit on " + onWhat(element, level, where) + ": " + costError);
             }
             into.add(new ResolvedLimit(policy, annotation.cost(), annotation.scope(), level));
         }
@@ -114,9 +114,8 @@ public final class LimitResolver {
         Set<String> names = new HashSet<>();
         for (ResolvedLimit limit : limits) {
             if (!names.add(limit.policy().name())) {
-                throw new InvalidRateLimitException("@RateLimit on " + where + ": name \"" + limit.policy().name()
-                        + "\" is used by more than one limit covering the method (global, module, class and "
-                        + "method limits together); each would spend from the same count twice");
+                throw new InvalidRateLimitException("@RateLimit on " + where + ": "
+                        + LimitRules.duplicateName(limit.policy().name()));
             }
         }
         return new ResolvedLimits(where, limits);

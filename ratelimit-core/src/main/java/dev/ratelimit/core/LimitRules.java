@@ -13,10 +13,18 @@ public final class LimitRules {
 
     /** Null when {@code 1 <= cost <= permitLimit}; else what is wrong, naming the value. */
     public static String costError(int cost, int permitLimit) {
+        return costError(cost, permitLimit, "");
+    }
+
+    /**
+     * {@link #costError(int, int)}, saying where the permit limit comes from: {@code note} follows it, e.g.
+     * {@code " for the plan \"gold\", after configuration"}.
+     */
+    public static String costError(int cost, int permitLimit, String note) {
         if (cost >= 1 && cost <= permitLimit) {
             return null;
         }
-        return "cost must be between 1 and permitLimit (" + permitLimit + "), was " + cost;
+        return "cost must be between 1 and permitLimit (" + permitLimit + note + "), was " + cost;
     }
 
     /** What is wrong when {@code name} is used by two limits covering one method. */

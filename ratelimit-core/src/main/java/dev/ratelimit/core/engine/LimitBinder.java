@@ -103,10 +103,10 @@ public final class LimitBinder {
                     continue;
                 }
                 RateLimitPolicy policy = effective.policy();
-                String costError = LimitRules.costError(declared.cost(), policy.permitLimit());
+                String costError = LimitRules.costError(declared.cost(), policy.permitLimit(),
+                        (plan == null ? "" : " for the plan \"" + plan.name() + "\"") + ", after configuration");
                 if (costError != null) {
-                    throw new InvalidRateLimitException(declared.origin() + " on " + where + ": " + costError
-                            + (plan == null ? "" : " for the plan \"" + plan.name() + "\"") + ", after configuration");
+                    throw new InvalidRateLimitException(declared.origin() + " on " + where + ": " + costError);
                 }
                 BoundKey key = key(policy, plan, effective.mode(), where);
                 request.add(key.handle, key.key, policy, declared.cost(),

@@ -1,5 +1,6 @@
 package dev.ratelimit.openapi.internal.index;
 
+import dev.ratelimit.core.LimitRules;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitScope;
@@ -19,9 +20,9 @@ public record IndexedLimit(RateLimitPolicy policy, int cost, RateLimitScope scop
         if (policy == null || scope == null) {
             throw new IllegalArgumentException("a limit needs a policy and a scope");
         }
-        if (cost < 1 || cost > policy.permitLimit()) {
-            throw new IllegalArgumentException("cost must be between 1 and permitLimit (" + policy.permitLimit()
-                    + "), was " + cost);
+        String costError = LimitRules.costError(cost, policy.permitLimit());
+        if (costError != null) {
+            throw new IllegalArgumentException(costError);
         }
     }
 
