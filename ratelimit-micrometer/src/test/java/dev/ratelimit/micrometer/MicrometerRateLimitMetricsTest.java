@@ -266,7 +266,7 @@ class MicrometerRateLimitMetricsTest {
             InProcessRateLimitStore store = new InProcessRateLimitStore(100, clock);
             RateLimitEngine engine = builder(store, none).build();
             none.counts(store::trackedCounts, store.maxTrackedPartitions());
-            BoundLimits limits = engine.bind("TodoResource.all()", List.of(limit("default", 1, 60)));
+            BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 1, 60)));
 
             assertThat(decide(engine, limits, "p").allowed()).isTrue();
             assertThat(decide(engine, limits, "p").allowed()).isFalse();
