@@ -24,6 +24,7 @@ import dev.ratelimit.core.store.InProcessRateLimitStore;
 import dev.ratelimit.core.testing.ManualClock;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -252,14 +253,35 @@ class MicrometerRateLimitMetricsTest {
         assertThat(allocated).as("bytes allocated by 100000 increments").isLessThan(16 * 1_000);
     }
 
+    /**
+     * Without a registry the module records nowhere: not in Micrometer's global registry (where a careless
+     * fallback would put the meters), nor in any registry added to it, however many decisions the engine makes.
+     */
     @Test
     void withoutARegistryNothingIsEnabledAndNothingRecords() {
-        MicrometerRateLimitMetrics none = new MicrometerRateLimitMetrics();
+        SimpleMeterRegistry global = new SimpleMeterRegistry();
+        Metrics.addRegistry(global);
+        try {
+            MicrometerRateLimitMetrics none = new MicrometerRateLimitMetrics();
+            InProcessRateLimitStore store = new InProcessRateLimitStore(100, clock);
+            RateLimitEngine engine = builder(store, none).build();
+            none.counts(store::trackedCounts, store.maxTrackedPartitions());
+            BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 1, 60)));
 
-        assertThat(none.isEnabled()).isFalse();
-        none.requests("default", RateLimitMetrics.Outcome.ALLOWED, "none").increment();
-        none.storeDuration("in-process", RateLimitMetrics.StoreOutcome.DECIDED).record(1);
-        none.counts(() -> 1, 2);
+            assertThat(decide(engine, limits, "p").allowed()).isTrue();
+            assertThat(decide(engine, limits, "p").allowed()).isFalse();
+            none.requests("default", RateLimitMetrics.Outcome.ALLOWED, "none").increment();
+            none.storeDuration("in-process", RateLimitMetrics.StoreOutcome.DECIDED).record(1);
+
+            assertThat(none.isEnabled()).isFalse();
+            assertThat(none.registry()).isNull();
+            assertThat(global.getMeters()).as("meters recorded through Micrometer's global registry").isEmpty();
+            assertThat(Metrics.globalRegistry.getMeters()).as("Micrometer's global registry")
+                    .noneMatch(meter -> meter.getId().getName().startsWith("ratelimit"));
+            assertThat(registry.getMeters()).as("the test's own registry, which this engine was not given").isEmpty();
+        } finally {
+            Metrics.removeRegistry(global);
+        }
     }
 
     @Test

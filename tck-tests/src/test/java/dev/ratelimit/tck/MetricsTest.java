@@ -1,6 +1,7 @@
 package dev.ratelimit.tck;
 
 import dev.ratelimit.tck.support.Caller;
+import dev.ratelimit.tck.support.DefaultLimitTraffic;
 import dev.ratelimit.tck.support.Reply;
 import dev.ratelimit.tck.support.ServerUnderTest;
 import org.junit.jupiter.api.BeforeEach;
@@ -12,37 +13,32 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * SPEC 14, read where the server serves its metrics in the Prometheus text format ({@code tck.metricsPath}:
- * {@code /metrics} for the embedded example, which is also the default when the suite starts it; {@code /q/metrics}
- * on Quarkus; {@code none}, or unset for an external server, skips these tests): the counters of
+ * {@code /metrics} for the embedded example, which is also the default when the suite starts it, and for Payara;
+ * {@code /q/metrics} on Quarkus; {@code none}, or unset for an external server, skips these tests): the counters of
  * {@code ratelimit_requests_total} move by exactly what a scripted sequence of requests decides, by limit,
  * outcome and plan.
  *
- * <p>Exact deltas on a server that other tests use at the same time: every sequence reads the counters before
- * and after, and the deltas must be exactly the sequence's. The counters of {@code default} for callers in no
- * plan are shared with {@code SpecExampleTest}, which runs beside the other classes ({@code CONCURRENT}) and
- * sends {@code GET /todos} in no plan; a request of another test that lands between the two reads can only add
- * to a delta, never take from it. So a sequence whose deltas are short of its own fails at once (the server
- * counted less than it decided), and one whose deltas are over is run again with a fresh caller (another
- * test's traffic interleaved), up to {@value #ATTEMPTS} times: the deltas are asserted exactly, and a server
- * that counts one request twice fails every attempt. The gold plan's counters are quiet in this suite (only
- * {@code PlansTest} uses it, never beside this class), so its sequence needs no second attempt, but runs under
- * the same rule for a server that others use.
+ * <p>Exact deltas, asserted at once: every sequence reads the counters before and after, and they must have moved by
+ * exactly the sequence's decisions, no more and no less, so that a server that counts one decision twice (or not at
+ * all) fails the first time. Nothing else moves them in between: the suite runs one class at a time except
+ * {@code SpecExampleTest}, whose {@code GET /todos} in no plan the counters of {@code default} count too, and which
+ * sends them only outside such a sequence ({@link DefaultLimitTraffic}); the gold plan's counters are moved by
+ * {@code PlansTest} alone, which never runs beside this class. So the server under test must serve no other client
+ * while the suite runs, as it does in every build.
  */
 class MetricsTest extends TckTestBase {
 
     static final String METRICS_PATH_PROPERTY = "tck.metricsPath";
     static final String REQUESTS = "ratelimit_requests_total";
-    private static final int ATTEMPTS = 5;
     private static final Pattern SAMPLE = Pattern.compile("([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(.*)})?\\s+(\\S+)(\\s+\\S+)?");
     private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
 
@@ -63,14 +59,14 @@ class MetricsTest extends TckTestBase {
                 Series.of(DEFAULT, "shadow_refused", "none"), 0.0,
                 Series.of(DEFAULT, "failed", "none"), 0.0);
 
-        Scrape after = exactly(expected, attempt -> {
+        Scrape after = DefaultLimitTraffic.alone(() -> exactly(expected, () -> {
             Caller caller = server.withFreshKey();
             for (int i = 1; i <= 3; i++) {
                 caller.get(TODOS).assertStatus(200);
             }
             caller.get(TODOS).assertRefusedBy(DEFAULT);
             return caller.toString();
-        });
+        }));
 
         assertThat(after.sum(Series.of(DEFAULT, "refused", "none"))).as("the counter the specification shows").isPositive();
     }
@@ -81,7 +77,7 @@ class MetricsTest extends TckTestBase {
                 Series.of(DEFAULT, "allowed", "gold"), 10.0,
                 Series.of(DEFAULT, "refused", "gold"), 1.0);
 
-        exactly(expected, attempt -> {
+        exactly(expected, () -> {
             String name = ServerUnderTest.freshName("metrics-gold");
             Caller gold = server.anonymous().withHeader("Authorization", "Bearer " + name + ":gold");
             for (int i = 1; i <= 10; i++) {
@@ -129,30 +125,21 @@ class MetricsTest extends TckTestBase {
     }
 
     /**
-     * Runs {@code sequence} (with a fresh caller each time) until the counters of {@code expected} move by exactly
-     * the values given between a read before and a read after it; see the class comment.
+     * Runs {@code sequence} between two reads of the counters, which must have moved by exactly the values of
+     * {@code expected}: more is a decision counted twice, less a decision not counted (see the class comment).
      *
-     * @return the read after the exact attempt
+     * @param sequence sends the requests and names its caller, for the message
+     * @return the read after the sequence
      */
-    private Scrape exactly(Map<Series, Double> expected, Function<Integer, String> sequence) {
-        List<String> attempts = new ArrayList<>();
-        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-            Scrape before = scrape();
-            String caller = sequence.apply(attempt);
-            Scrape after = scrape();
-            Map<Series, Double> moved = new LinkedHashMap<>();
-            expected.keySet().forEach(series -> moved.put(series, after.sum(series) - before.sum(series)));
-            if (moved.equals(expected)) {
-                return after;
-            }
-            expected.forEach((series, value) -> assertThat(moved.get(series))
-                    .as("%s moved by less than the sequence of %s decided (all deltas: %s)", series, caller, moved)
-                    .isGreaterThanOrEqualTo(value));
-            attempts.add("attempt " + attempt + " (" + caller + "): " + moved);
-        }
-        return fail("the counters moved by more than the sequence decided in each of %d attempts; either other "
-                + "traffic interleaved every time, or the server counts a decision more than once. Expected %s; %s",
-                ATTEMPTS, expected, attempts);
+    private Scrape exactly(Map<Series, Double> expected, Supplier<String> sequence) {
+        Scrape before = scrape();
+        String caller = sequence.get();
+        Scrape after = scrape();
+        Map<Series, Double> moved = new LinkedHashMap<>();
+        expected.keySet().forEach(series -> moved.put(series, after.sum(series) - before.sum(series)));
+        assertThat(moved).as("how far the counters moved over the sequence of %s", caller)
+                .containsExactlyInAnyOrderEntriesOf(expected);
+        return after;
     }
 
     private Scrape scrape() {

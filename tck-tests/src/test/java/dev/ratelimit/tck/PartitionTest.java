@@ -5,10 +5,14 @@ import dev.ratelimit.tck.support.Reply;
 import dev.ratelimit.tck.support.ServerUnderTest;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
-import java.util.function.IntPredicate;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
 /**
  * SPEC 5, the default partitioner with {@code ratelimit.partition-header=X-Api-Key}: {@code sub:<name>} for
@@ -17,12 +21,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PartitionTest extends TckTestBase {
 
     /**
-     * Attempts at observing the shared anonymous count. Other runs of this suite (or anyone else without
-     * key or credentials) may have spent from it within the last minute, so its absolute value is unknown,
-     * and one of their permits may come back between two of our requests (at a step boundary, every 7.5 s).
-     * Each attempt therefore compares consecutive requests, and is repeated when a returned permit blurred it.
+     * Attempts at observing the shared anonymous count. Other runs of this suite (or anyone else without key or
+     * credentials) may have spent from it within the last minute, so its absolute value is unknown, and one of their
+     * permits may come back between two of our requests (at a step boundary, every 7.5 s). Whether one can have is
+     * read from the first answer: {@code t} of its module item is the time until the count's oldest permit returns,
+     * rounded up, so none returns within {@code t - 1} s of the instant the server counted that request. An attempt
+     * whose requests were all answered within that span is judged, exactly and at once; one that took longer (or
+     * began less than a second before a return) cannot be, and is run again once that permit is back.
      */
     private static final int ANONYMOUS_ATTEMPTS = 3;
+    private static final long SECOND_NANOS = 1_000_000_000L;
 
     @Test
     void differentKeysCountSeparately() {
@@ -90,10 +98,12 @@ class PartitionTest extends TckTestBase {
         // Uses the module count (100 per minute) of GET /todos/{id}: this suite spends a handful of anonymous
         // permits per run, so the shared count has room unless the suite runs dozens of times a minute.
         Caller anonymous = server.anonymous();
-        assertConsecutiveAnonymousRequests(attempt -> {
-            long first = anonymous.get(MISSING_TODO).assertStatus(404).remaining(MODULE);
-            long second = anonymous.get(MISSING_TODO).assertStatus(404).remaining(MODULE);
-            return second == first - 1;
+        judgedWithoutReturns(() -> List.of(anonymous.get(MISSING_TODO).assertStatus(404),
+                anonymous.get(MISSING_TODO).assertStatus(404)), replies -> {
+            Reply first = replies.get(0);
+            Reply second = replies.get(1);
+            assertThat(second.remaining(MODULE)).as("the second anonymous request spent from the first's count: %s, then %s",
+                    first, second).isEqualTo(first.remaining(MODULE) - 1);
         });
     }
 
@@ -101,22 +111,38 @@ class PartitionTest extends TckTestBase {
     void emptyKeyCountsAsAnonymous() {
         Caller anonymous = server.anonymous();
         Caller emptyKey = server.withKey("");
-        assertConsecutiveAnonymousRequests(attempt -> {
-            long before = anonymous.get(MISSING_TODO).assertStatus(404).remaining(MODULE);
-            long empty = emptyKey.get(MISSING_TODO).assertStatus(404).remaining(MODULE);
-            long after = anonymous.get(MISSING_TODO).assertStatus(404).remaining(MODULE);
+        judgedWithoutReturns(() -> List.of(anonymous.get(MISSING_TODO).assertStatus(404),
+                emptyKey.get(MISSING_TODO).assertStatus(404), anonymous.get(MISSING_TODO).assertStatus(404)), replies -> {
+            long before = replies.get(0).remaining(MODULE);
             // With a count of its own, the empty key would leave the anonymous count down by one, not two.
-            return empty == before - 1 && after == before - 2;
+            assertThat(replies.get(1).remaining(MODULE)).as("an empty key spends from the anonymous count: %s", replies)
+                    .isEqualTo(before - 1);
+            assertThat(replies.get(2).remaining(MODULE)).as("the anonymous count after the empty key's request: %s", replies)
+                    .isEqualTo(before - 2);
         });
     }
 
-    /** Passes when one attempt sees the counts it expects; see {@link #ANONYMOUS_ATTEMPTS}. */
-    private static void assertConsecutiveAnonymousRequests(IntPredicate attempt) {
-        boolean seen = false;
-        for (int i = 1; i <= ANONYMOUS_ATTEMPTS && !seen; i++) {
-            seen = attempt.test(i);
+    /**
+     * Sends {@code requests} until the server certainly answered them all before any permit of the shared count could
+     * return (see {@link #ANONYMOUS_ATTEMPTS}), and then holds them to {@code judge}; an attempt that cannot be judged
+     * is followed by the next once the permit that blurred it is back.
+     */
+    private static void judgedWithoutReturns(Supplier<List<Reply>> requests, Consumer<List<Reply>> judge) {
+        List<String> unjudged = new ArrayList<>();
+        for (int attempt = 1; attempt <= ANONYMOUS_ATTEMPTS; attempt++) {
+            List<Reply> replies = requests.get();
+            Reply first = replies.get(0);
+            long firstReturnIn = first.item(MODULE).resetSeconds();
+            long atMost = replies.get(replies.size() - 1).receivedNanos() - first.sentNanos();
+            if (atMost <= (firstReturnIn - 1) * SECOND_NANOS) {
+                judge.accept(replies);
+                return;
+            }
+            unjudged.add(String.format("attempt %d: answered within %d ms, the oldest permit back in at most %d s",
+                    attempt, atMost / 1_000_000, firstReturnIn));
+            sleepUntil(first.receivedNanos() + firstReturnIn * SECOND_NANOS);
         }
-        assertThat(seen).as("in %d attempts, consecutive anonymous requests never spent from one shared count",
-                ANONYMOUS_ATTEMPTS).isTrue();
+        fail("test timing: in %d attempts a permit of the anonymous count could always have returned between the "
+                + "requests: %s", ANONYMOUS_ATTEMPTS, unjudged);
     }
 }

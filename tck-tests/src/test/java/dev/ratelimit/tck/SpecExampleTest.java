@@ -1,6 +1,7 @@
 package dev.ratelimit.tck;
 
 import dev.ratelimit.tck.support.Caller;
+import dev.ratelimit.tck.support.DefaultLimitTraffic;
 import dev.ratelimit.tck.support.RateLimitHeaders;
 import dev.ratelimit.tck.support.Reply;
 import org.junit.jupiter.api.Test;
@@ -51,10 +52,10 @@ class SpecExampleTest extends TckTestBase {
     private long attempt() {
         // Warm the path up on another partition, so the first request's round trip (which bounds the
         // uncertainty about when the server counted it) is short.
-        server.withFreshKey().get(TODOS).assertStatus(200);
+        getTodos(server.withFreshKey()).assertStatus(200);
 
         Caller caller = server.withFreshKey();
-        Reply first = caller.get(TODOS).assertStatus(200);
+        Reply first = getTodos(caller).assertStatus(200);
         assertThat(first.limit()).isEqualTo(3);
         assertThat(first.remaining()).isEqualTo(2);
         assertThat(first.reset()).isEqualTo(60);
@@ -73,10 +74,10 @@ class SpecExampleTest extends TckTestBase {
         }
         assertThat(first.retryAfterIfSent()).as("an allowed response has no Retry-After").isEmpty();
 
-        Reply second = caller.get(TODOS).assertStatus(200);
+        Reply second = getTodos(caller).assertStatus(200);
         assertThat(second.remaining()).isEqualTo(1);
         assertThat(second.reset()).as("the oldest permit (the first request's) returns 60 s after it").isEqualTo(60);
-        Reply third = caller.get(TODOS).assertStatus(200);
+        Reply third = getTodos(caller).assertStatus(200);
         assertThat(third.remaining()).isZero();
         assertThat(third.reset()).isEqualTo(60);
 
@@ -86,7 +87,7 @@ class SpecExampleTest extends TckTestBase {
         // exactly when 18 s <= T4 - T0 < 19 s. Sending at first.received + 18 s (+ margin) makes T4 - T0 >= 18 s;
         // the round trips (milliseconds) keep it well below 19 s, which is checked below.
         sleepUntil(first.receivedNanos() + EIGHTEEN_SECONDS.toNanos() + MARGIN.toNanos());
-        Reply fourth = caller.get(TODOS);
+        Reply fourth = getTodos(caller);
 
         long leastElapsed = fourth.sentNanos() - first.receivedNanos();
         long mostElapsed = fourth.receivedNanos() - first.sentNanos();
@@ -110,5 +111,13 @@ class SpecExampleTest extends TckTestBase {
             assertThat(fourth.canonical(RateLimitHeaders.RATE_LIMIT)).isEqualTo("\"default\";r=0;t=42");
         }
         return -1;
+    }
+
+    /**
+     * {@code GET /todos} in no plan: the metric counters of {@code default} that MetricsTest reads exactly count it,
+     * so it is never sent in the middle of one of MetricsTest's sequences.
+     */
+    private static Reply getTodos(Caller caller) {
+        return DefaultLimitTraffic.send(() -> caller.get(TODOS));
     }
 }

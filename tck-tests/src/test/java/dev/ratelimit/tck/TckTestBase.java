@@ -39,7 +39,7 @@ abstract class TckTestBase {
 
     /** A burst window is 1 s; six POSTs proven to reach the server within it must see the sixth refused. */
     private static final Duration BURST_WINDOW = Duration.ofSeconds(1);
-    private static final int BURST_ATTEMPTS = 3;
+    private static final int BURST_ATTEMPTS = 5;
 
     ServerUnderTest server;
 
@@ -82,17 +82,22 @@ abstract class TckTestBase {
      * Five POSTs that the burst limit allows (each checked: burst and hourly count down by one), then
      * {@code sixth} on the same caller, all within one burst window as the client's own clock proves: the
      * server saw the sixth less than 1 s after the first, so the burst count (permits return 1 s after the
-     * start of their step) was still full. When the round trips were too slow to prove it, the scenario is
-     * repeated with a fresh caller.
+     * start of their step) was still full. When the round trips were too slow to prove it (for the sixth, or
+     * already for one of the five: then a permit may have returned, and its burst {@code r} proves nothing), the
+     * scenario is repeated with a fresh caller; every count that can be judged is asserted at once.
      */
     Burst exceedBurst(Function<Caller, Reply> sixth) {
+        attempts:
         for (int attempt = 1; attempt <= BURST_ATTEMPTS; attempt++) {
             Caller caller = server.withFreshKey();
             long start = System.nanoTime();
             for (int i = 0; i < 5; i++) {
                 Reply created = caller.createTodo(uniqueTitle()).assertStatus(201);
-                assertThat(created.remaining(BURST)).as("burst r after %d POSTs: %s", i + 1, created).isEqualTo(4 - i);
                 assertThat(created.remaining(HOURLY)).as("hourly r after %d POSTs: %s", i + 1, created).isEqualTo(499 - i);
+                if (created.receivedNanos() - start >= BURST_WINDOW.toNanos()) {
+                    continue attempts;
+                }
+                assertThat(created.remaining(BURST)).as("burst r after %d POSTs: %s", i + 1, created).isEqualTo(4 - i);
             }
             Reply refused = sixth.apply(caller);
             if (refused.receivedNanos() - start < BURST_WINDOW.toNanos()) {
