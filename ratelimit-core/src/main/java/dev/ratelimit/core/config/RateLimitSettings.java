@@ -3,6 +3,7 @@ package dev.ratelimit.core.config;
 import dev.ratelimit.core.InvalidRateLimitException;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitMode;
+import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
@@ -52,7 +53,13 @@ public final class RateLimitSettings {
     public static final String WINDOW_SECONDS = "window-seconds";
     public static final String ALGORITHM = "algorithm";
     public static final String MODE_PROPERTY = "mode";
-    private static final List<String> LIMIT_PROPERTIES = List.of(PERMIT_LIMIT, WINDOW_SECONDS, ALGORITHM, MODE_PROPERTY);
+    public static final String MAX_WAIT_MILLIS = "max-wait-millis";
+    public static final String PER = "per";
+    /** What a plan may change of a limit. */
+    private static final List<String> PLAN_LIMIT_PROPERTIES = List.of(PERMIT_LIMIT, WINDOW_SECONDS, ALGORITHM, MODE_PROPERTY);
+    /** What {@code ratelimit.limits.<name>.*} may change: a plan's, and whose count and how long a call waits. */
+    private static final List<String> LIMIT_PROPERTIES = List.of(PERMIT_LIMIT, WINDOW_SECONDS, ALGORITHM, MODE_PROPERTY,
+            MAX_WAIT_MILLIS, PER);
 
     /** Default of {@code ratelimit.store.timeout-millis}. */
     public static final int DEFAULT_TIMEOUT_MILLIS = 250;
@@ -116,7 +123,7 @@ public final class RateLimitSettings {
         // the listed keys are validated now, the rest when a limit that uses them deploys
         for (String key : source.keys()) {
             if (key.startsWith(LIMITS)) {
-                String limit = limitName(key.substring(LIMITS.length()));
+                String limit = limitName(key.substring(LIMITS.length()), LIMIT_PROPERTIES);
                 if (limit != null) {
                     limit(limit);
                 }
@@ -126,7 +133,7 @@ public final class RateLimitSettings {
             String prefix = PLANS + "." + plan.name() + ".limits.";
             for (String key : source.keys()) {
                 if (key.startsWith(prefix)) {
-                    String limit = limitName(key.substring(prefix.length()));
+                    String limit = limitName(key.substring(prefix.length()), PLAN_LIMIT_PROPERTIES);
                     if (limit != null) {
                         plan(plan, limit);
                     }
@@ -212,13 +219,13 @@ public final class RateLimitSettings {
      * @throws InvalidRateLimitException naming the key and the value when one is malformed
      */
     public LimitValues limit(String name) {
-        return limits.computeIfAbsent(name, n -> values(LIMITS + n + "."));
+        return limits.computeIfAbsent(name, n -> values(LIMITS + n + ".", true));
     }
 
     /** What {@code ratelimit.plans.<plan>.limits.<name>.*} says, validated. */
     public LimitValues plan(Plan plan, String name) {
         return planLimits.computeIfAbsent(plan.name() + '/' + name,
-                k -> values(PLANS + "." + plan.name() + ".limits." + name + "."));
+                k -> values(PLANS + "." + plan.name() + ".limits." + name + ".", false));
     }
 
     /**
@@ -255,7 +262,7 @@ public final class RateLimitSettings {
         Set<String> names = new TreeSet<>();
         for (String key : source.keys()) {
             if (key.startsWith(LIMITS)) {
-                String name = limitName(key.substring(LIMITS.length()));
+                String name = limitName(key.substring(LIMITS.length()), LIMIT_PROPERTIES);
                 if (name != null && limit(name).declaresALimit()) {
                     names.add(name);
                 }
@@ -297,7 +304,7 @@ public final class RateLimitSettings {
                 continue;
             }
             if (key.startsWith(LIMITS)) {
-                String name = limitName(key.substring(LIMITS.length()));
+                String name = limitName(key.substring(LIMITS.length()), LIMIT_PROPERTIES);
                 if (name == null) {
                     warnings.add(key + " is not a setting: a limit takes " + String.join(", ", LIMIT_PROPERTIES));
                 } else if (!known.contains(name)) {
@@ -333,9 +340,9 @@ public final class RateLimitSettings {
             return null;
         }
         if (rest.startsWith("limits.")) {
-            String name = limitName(rest.substring("limits.".length()));
+            String name = limitName(rest.substring("limits.".length()), PLAN_LIMIT_PROPERTIES);
             if (name == null) {
-                return key + " is not a setting: a plan's limit takes " + String.join(", ", LIMIT_PROPERTIES);
+                return key + " is not a setting: a plan's limit takes " + String.join(", ", PLAN_LIMIT_PROPERTIES);
             }
             return known.contains(name) ? null : key + " names the limit \"" + name
                     + "\", which no @RateLimit, global limit or configuration declares";
@@ -352,8 +359,8 @@ public final class RateLimitSettings {
     }
 
     /** The name in {@code <name>.<property>}, or null when the property is not one of a limit's. */
-    private static String limitName(String nameAndProperty) {
-        for (String property : LIMIT_PROPERTIES) {
+    private static String limitName(String nameAndProperty, List<String> properties) {
+        for (String property : properties) {
             if (nameAndProperty.endsWith("." + property) && nameAndProperty.length() > property.length() + 1) {
                 return nameAndProperty.substring(0, nameAndProperty.length() - property.length() - 1);
             }
@@ -370,14 +377,17 @@ public final class RateLimitSettings {
                 values.algorithm() != null ? values.algorithm() : policy.algorithm());
     }
 
-    private LimitValues values(String prefix) {
+    private LimitValues values(String prefix, boolean wholeLimit) {
         Integer permitLimit = text(prefix + PERMIT_LIMIT) == null ? null
                 : integer(prefix + PERMIT_LIMIT, 0, 1, Integer.MAX_VALUE);
         Integer window = text(prefix + WINDOW_SECONDS) == null ? null
                 : integer(prefix + WINDOW_SECONDS, 0, 1, RateLimitPolicy.MAX_WINDOW_SECONDS);
         RateLimitAlgorithm algorithm = algorithm(prefix + ALGORITHM, null);
         RateLimitMode limitMode = mode(prefix + MODE_PROPERTY, null);
-        LimitValues values = new LimitValues(permitLimit, window, algorithm, limitMode);
+        Long maxWait = !wholeLimit || text(prefix + MAX_WAIT_MILLIS) == null ? null
+                : (long) integer(prefix + MAX_WAIT_MILLIS, 0, 0, Integer.MAX_VALUE);
+        RateLimitPer per = wholeLimit ? per(prefix + PER) : null;
+        LimitValues values = new LimitValues(permitLimit, window, algorithm, limitMode, maxWait, per);
         return values.isEmpty() ? LimitValues.NONE : values;
     }
 
@@ -458,6 +468,18 @@ public final class RateLimitSettings {
             return RateLimitAlgorithm.valueOf(value.toUpperCase(Locale.ROOT).replace('-', '_'));
         } catch (IllegalArgumentException e) {
             throw invalid(key, value, "SLIDING_WINDOW, STRICT_WINDOW or TOKEN_BUCKET");
+        }
+    }
+
+    private RateLimitPer per(String key) {
+        String value = text(key);
+        if (value == null) {
+            return null;
+        }
+        try {
+            return RateLimitPer.valueOf(value.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw invalid(key, value, "caller or application");
         }
     }
 

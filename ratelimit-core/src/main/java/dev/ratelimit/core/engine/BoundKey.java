@@ -19,6 +19,8 @@ final class BoundKey {
     final String firstWhere;
     final ShadowLog shadow;
     private final Counter[] counters;
+    /** How long calls waited for this limit's permits. */
+    final RateLimitMetrics.Timer waited;
 
     BoundKey(CountKey key, Object handle, RateLimitMode mode, String firstWhere, ShadowLog shadow,
              RateLimitMetrics metrics) {
@@ -33,6 +35,7 @@ final class BoundKey {
         for (Outcome outcome : outcomes) {
             counters[outcome.ordinal()] = metrics.requests(key.name(), outcome, plan);
         }
+        this.waited = metrics.waited(key.name());
     }
 
     void count(Outcome outcome) {

@@ -182,6 +182,17 @@ public final class RateLimitEngine {
         }
     }
 
+    /**
+     * Gives back the permits of one decision of the ledger's request, once: a call that will not go ahead after
+     * all (its wait for a reservation was interrupted, SPEC 20). A later give-back of the whole request leaves it
+     * out. Never blocks.
+     */
+    public void giveBack(RequestLedger ledger, RateLimitDecision decision) {
+        if (decision.allowed() && ledger.forget(decision)) {
+            store.release(decision);
+        }
+    }
+
     private RateLimitDecision record(RequestLedger ledger, RateLimitRequest sent, BoundKey[] keys,
                                      RateLimitDecision decision) {
         if (!ledger.record(decision, keys) && decision.allowed()) {
@@ -196,7 +207,12 @@ public final class RateLimitEngine {
             Outcome outcome = decision.outcome(i);
             BoundKey key = keys[i];
             switch (outcome.state()) {
-                case SPENT -> key.count(RateLimitMetrics.Outcome.ALLOWED);
+                case SPENT -> {
+                    key.count(RateLimitMetrics.Outcome.ALLOWED);
+                    if (outcome.waitNanos() > 0) {
+                        key.waited.record(outcome.waitNanos()); // the wait granted: the call goes ahead then
+                    }
+                }
                 case UNCOUNTED -> key.count(RateLimitMetrics.Outcome.UNCOUNTED);
                 case REFUSED -> {
                     if (decision.request().kind(i) == Kind.ACQUIRE) {
