@@ -124,9 +124,15 @@ class MetricsEndpointTest {
                 Map.entry("ratelimit_store_duration_seconds_sum", Set.of("ratelimit_outcome", "ratelimit_store")),
                 Map.entry("ratelimit_store_duration_seconds_max", Set.of("ratelimit_outcome", "ratelimit_store")),
                 Map.entry("ratelimit_counts", Set.of()),
-                Map.entry("ratelimit_counts_max", Set.of()));
+                Map.entry("ratelimit_counts_max", Set.of()),
+                // SPEC 20: how long calls waited for their permits, by limit (bound with each limit, as the counters)
+                Map.entry("ratelimit_wait_seconds_bucket", Set.of("ratelimit_policy", "le")),
+                Map.entry("ratelimit_wait_seconds_count", Set.of("ratelimit_policy")),
+                Map.entry("ratelimit_wait_seconds_sum", Set.of("ratelimit_policy")),
+                Map.entry("ratelimit_wait_seconds_max", Set.of("ratelimit_policy")));
+        // the partner's limit is bound on the first share, which this test does not make
         assertThat(valuesByLabel.get("ratelimit_policy")).containsExactlyInAnyOrder(
-                "default", "module", "burst", "hourly", "delete", "export", "reports");
+                "default", "module", "burst", "hourly", "delete", "export", "reports", "inbox");
         assertThat(valuesByLabel.get("ratelimit_outcome")).containsExactlyInAnyOrder(
                 "allowed", "refused", "shadow_refused", "uncounted", "failed", "decided", "timeout");
         assertThat(valuesByLabel.get("ratelimit_plan")).containsExactlyInAnyOrder("none", "gold");
