@@ -9,6 +9,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Supplier;
 
 /** Sends requests as one partition: the same headers ({@code X-Api-Key}, {@code Authorization}) on each. */
 public final class Caller {
@@ -77,16 +79,29 @@ public final class Caller {
         return send("POST", path, HttpRequest.BodyPublishers.ofString(json), "application/json");
     }
 
+    /** {@code POST} without a body. */
+    public Reply post(String path) {
+        return send("POST", path, HttpRequest.BodyPublishers.noBody(), null);
+    }
+
     /** {@code count} GETs of {@code path} at once, each from its own thread, released together. */
     public List<Reply> getConcurrently(String path, int count) {
-        ExecutorService threads = Executors.newFixedThreadPool(count);
+        return atOnce(Collections.nCopies(count, () -> get(path)));
+    }
+
+    /**
+     * Sends {@code requests} at once, each from a thread of its own, released together; the replies in the order of
+     * the requests.
+     */
+    public static List<Reply> atOnce(List<Supplier<Reply>> requests) {
+        ExecutorService threads = Executors.newFixedThreadPool(requests.size());
         try {
             CountDownLatch start = new CountDownLatch(1);
             List<Future<Reply>> pending = new ArrayList<>();
-            for (int i = 0; i < count; i++) {
+            for (Supplier<Reply> request : requests) {
                 pending.add(threads.submit(() -> {
                     start.await();
-                    return get(path);
+                    return request.get();
                 }));
             }
             start.countDown();
