@@ -14,8 +14,8 @@ import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
 
 /**
  * The partner that {@code POST /todos/{id}/share} sends todos to (SPEC 11, 20): a MicroProfile Rest Client, configured
- * by the key {@code partner} ({@code partner/mp-rest/url}; see {@code META-INF/microprofile-config.properties}), whose
- * URL defaults to this very server's {@code POST /partner/inbox} ({@link SelfAddress}).
+ * by the key {@code partner} ({@code partner/mp-rest/url}, {@code partner/mp-rest/scope}), whose URL each runtime's
+ * module sets to this very server's {@code POST /partner/inbox} (by configuration, or through {@link SelfAddress}).
  *
  * <p>The partner allows 2 calls a second from this application, whoever its callers are: {@code per = APPLICATION}
  * (one count for every caller), and {@code STRICT_WINDOW}, so that no span of a second ever sees a third call

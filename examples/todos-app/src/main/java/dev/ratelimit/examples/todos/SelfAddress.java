@@ -10,8 +10,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * "This server" as the partner's URL: a client filter of {@link PartnerClient} (registered on the interface, not a
  * server provider) that sends a request addressed to the placeholder {@code http://self.invalid} to this server
- * instead, so that the example shares with its own {@code POST /partner/inbox} on any port, random ones included. A
- * URL set by configuration ({@code partner/mp-rest/url}, or the runtime's own key) is left alone.
+ * instead, so that the example shares with its own {@code POST /partner/inbox} on any port, random ones included. The
+ * embedded and the Payara Micro modules set {@code partner/mp-rest/url} to the placeholder; any other URL (a
+ * system property, the environment) is left alone.
  *
  * <p>Where this server is reached is told by the runtime's module from a fact, never guessed from a request's
  * {@code Host} header (which a client chooses, and which would let it send the shares to a host of its choosing): the
