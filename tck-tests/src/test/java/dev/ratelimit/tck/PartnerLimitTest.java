@@ -112,11 +112,14 @@ class PartnerLimitTest extends TckTestBase {
         assertThat((long) went.size()).as("shares that went within %s: %s", Duration.ofNanos(spanOfTheShares), went)
                 .isLessThanOrEqualTo(2 * ceilSeconds(spanOfTheShares));
         for (Reply reply : refused) {
+            // a refusal spends nothing: the share's module permit (its caller's first) was given back
+            assertThat(reply.remaining(MODULE)).as("the module count after a refused share: %s", reply).isEqualTo(100);
             // a validating proxy finds the 429 of a share documented, body and headers included
             OpenApiResponsesTest.assertDocumentedOn(server, "POST", SHARE, reply);
         }
         for (Reply reply : went) {
             assertThat(reply.policy(PARTNER).quota()).isEqualTo(2);
+            assertThat(reply.remaining(MODULE)).as("the module count after a share: %s", reply).isEqualTo(99);
         }
         if (lastSent - firstSent > SECOND) {
             return "the twenty were sent over " + Duration.ofNanos(lastSent - firstSent) + ", not at once";
