@@ -68,6 +68,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
     private static final long MICROS_PER_STEP_SECOND = 125_000L;
     private static final long MICROS_PER_SECOND = 1_000_000L;
     private static final long NANOS_PER_MICRO = 1_000L;
+    private static final long LONGEST_WAIT_MICROS = 1L << 52;
     /** With a manual clock, real time must not expire counts that manual time still needs. */
     private static final long TEST_EXPIRY_PADDING_MILLIS = 3_600_000L;
     private static final String ACQUIRE = "a";
@@ -161,8 +162,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
             args[at + 1] = policy.limit;
             args[at + 2] = policy.size;
             args[at + 3] = Long.toString((long) request.cost(i) * multiple);
-            // whole microseconds: a grant (at this resolution) within maxWait is within its floor in microseconds
-            args[at + 4] = maxWait == 0 ? "0" : Long.toString(maxWait / NANOS_PER_MICRO);
+            // whole microseconds: a grant (at this resolution) within maxWait is within its floor in microseconds;
+            // a double holds them exactly up to 2^53, and a wait of 2^52 (142 years) is as good as any longer one
+            args[at + 4] = maxWait == 0 ? "0" : Long.toString(Math.min(maxWait / NANOS_PER_MICRO, LONGEST_WAIT_MICROS));
             args[at + 5] = giveBack == null || giveBack[k].receipt() == RateLimitDecision.NO_RECEIPT
                     ? "" : micros(giveBack[k].receipt());
         }
