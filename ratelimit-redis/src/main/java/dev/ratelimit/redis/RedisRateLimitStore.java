@@ -162,8 +162,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
             args[at + 1] = policy.limit;
             args[at + 2] = policy.size;
             args[at + 3] = Long.toString((long) request.cost(i) * multiple);
-            // whole microseconds: a grant (at this resolution) within maxWait is within its floor in microseconds;
-            // a double holds them exactly up to 2^53, and a wait of 2^52 (142 years) is as good as any longer one
+            // rounded down to whole microseconds: grants fall on whole microseconds, so none is lost; a double holds
+            // them exactly up to 2^53, and a wait of 2^52 (142 years) is as good as any longer one
             args[at + 4] = maxWait == 0 ? "0" : Long.toString(Math.min(maxWait / NANOS_PER_MICRO, LONGEST_WAIT_MICROS));
             args[at + 5] = giveBack == null || giveBack[k].receipt() == RateLimitDecision.NO_RECEIPT
                     ? "" : micros(giveBack[k].receipt());
