@@ -13,6 +13,8 @@ import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimitStoreException;
+import dev.ratelimit.core.address.OrderedPartitioner;
+import dev.ratelimit.core.address.PartitionSource;
 import dev.ratelimit.core.config.OnFailure;
 import dev.ratelimit.core.config.Plan;
 import dev.ratelimit.core.config.RateLimitSettings;
@@ -82,7 +84,8 @@ public final class RateLimitEngine {
         this.metrics = b.metrics;
         this.clock = b.clock;
         this.planFailures = new RateLimitedLog(LOG, Level.WARNING, RateLimitedLog.MINUTE_NANOS, clock);
-        this.partitioner = b.partitioner != null ? b.partitioner : new HeaderPartitioner(settings.partitionHeader());
+        this.partitioner = b.partitioner != null ? b.partitioner : new OrderedPartitioner(settings.partitionBy(),
+                settings.partitionHeader(), settings.clientAddresses());
         List<Plan> configured = settings.plans();
         this.plans = new Plan[configured.size() + 1];
         for (Plan plan : configured) {
@@ -254,7 +257,10 @@ public final class RateLimitEngine {
         return settings.unknownKeys(declaredNames());
     }
 
-    /** The store, the policy around it, the mode, the partition header and the plans, for the start-up line. */
+    /**
+     * The store, the policy around it, the mode, the partition header, the partition order, the trusted proxies
+     * and client prefixes, and the plans, for the start-up line.
+     */
     public String summary() {
         StringJoiner planList = new StringJoiner(", ");
         for (int p = 1; p < plans.length; p++) {
@@ -262,6 +268,8 @@ public final class RateLimitEngine {
         }
         return "store " + store + " (" + store.policy() + "); mode " + settings.mode().name().toLowerCase(java.util.Locale.ROOT)
                 + "; partition header " + (settings.partitionHeader() == null ? "(none)" : settings.partitionHeader())
+                + "; partition by " + String.join(", ", settings.partitionBy().stream().map(PartitionSource::key).toList())
+                + "; " + settings.clientAddresses().describe()
                 + "; plans " + (plans.length == 1 ? "(none)" : planList);
     }
 
@@ -559,7 +567,7 @@ public final class RateLimitEngine {
             this.store = Objects.requireNonNull(store, "store");
         }
 
-        /** Default: {@link HeaderPartitioner} on {@code ratelimit.partition-header}. */
+        /** Default: {@link OrderedPartitioner} on {@code ratelimit.partition-by} and {@code ratelimit.partition-header}. */
         public Builder partitioner(RateLimitPartitioner partitioner) {
             this.partitioner = partitioner;
             return this;
