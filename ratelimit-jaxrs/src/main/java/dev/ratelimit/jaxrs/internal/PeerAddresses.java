@@ -64,11 +64,15 @@ final class PeerAddresses {
         }
     };
 
-    /** Per Jersey properties delegate class: its native request's {@code getRemoteAddr()}, as {@code (Object)String}; or null. */
-    private static final ClassValue<MethodHandle> JERSEY_DELEGATES = new ClassValue<>() {
+    private static final String JERSEY_PROPERTIES_DELEGATE = "org.glassfish.jersey.internal.PropertiesDelegate";
+    /** Jersey may wrap the container's delegate (tracing): so many wrappers are followed at most. */
+    private static final int JERSEY_WRAPPERS = 4;
+
+    /** Per Jersey properties delegate class: how to reach the native request's address from it. */
+    private static final ClassValue<DelegateStep> JERSEY_DELEGATES = new ClassValue<>() {
         @Override
-        protected MethodHandle computeValue(Class<?> type) {
-            return wrappedRemoteAddr(type);
+        protected DelegateStep computeValue(Class<?> type) {
+            return delegateStep(type);
         }
     };
 
@@ -166,15 +170,18 @@ final class PeerAddresses {
                     .asType(MethodType.methodType(Object.class, ContainerRequestContext.class));
             return ctx -> {
                 Object properties = (Object) delegate.invokeExact(ctx);
-                if (properties == null) {
-                    return null;
+                for (int depth = 0; properties != null && depth <= JERSEY_WRAPPERS; depth++) {
+                    DelegateStep step = JERSEY_DELEGATES.get(properties.getClass());
+                    if (step.remoteAddr != null) {
+                        return (String) step.remoteAddr.invokeExact(properties);
+                    }
+                    if (step.inner == null) {
+                        throw new UnsupportedOperationException("Jersey's properties delegate " + properties.getClass().getName()
+                                + " holds no request with getRemoteAddr()");
+                    }
+                    properties = (Object) step.inner.invokeExact(properties);
                 }
-                MethodHandle remoteAddr = JERSEY_DELEGATES.get(properties.getClass());
-                if (remoteAddr == null) {
-                    throw new UnsupportedOperationException("Jersey's properties delegate " + properties.getClass().getName()
-                            + " wraps no request with getRemoteAddr()");
-                }
-                return (String) remoteAddr.invokeExact(properties);
+                return null;
             };
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             return null;
@@ -182,31 +189,47 @@ final class PeerAddresses {
     }
 
     /**
-     * A field of {@code type} (or a superclass) holding a request with a public {@code String getRemoteAddr()}:
-     * Jersey's {@code GrizzlyRequestPropertiesDelegate} (Grizzly's {@code Request}) and
-     * {@code ServletPropertiesDelegate} (the servlet request). Read through a private lookup: Jersey keeps the
-     * request in a private field and offers no accessor.
+     * From a Jersey properties delegate to the peer: {@code remoteAddr} reads it, from a field holding a request
+     * with a public {@code String getRemoteAddr()} ({@code GrizzlyRequestPropertiesDelegate}: Grizzly's
+     * {@code Request}; {@code ServletPropertiesDelegate}: the servlet request); else {@code inner} reads the
+     * delegate that this one wraps ({@code TracingAwarePropertiesDelegate}); else both are null. Fields are read
+     * through a private lookup: Jersey keeps them private and offers no accessor.
      */
-    private static MethodHandle wrappedRemoteAddr(Class<?> type) {
+    private record DelegateStep(MethodHandle remoteAddr, MethodHandle inner) {
+    }
+
+    private static DelegateStep delegateStep(Class<?> type) {
+        MethodHandle inner = null;
         for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
             for (Field field : c.getDeclaredFields()) {
                 if (Modifier.isStatic(field.getModifiers()) || field.getType().isPrimitive()) {
                     continue;
                 }
                 try {
+                    if (field.getType().getName().equals(JERSEY_PROPERTIES_DELEGATE)) {
+                        if (inner == null) {
+                            inner = getter(c, field).asType(OBJECT_TO_OBJECT);
+                        }
+                        continue;
+                    }
                     Method getRemoteAddr = field.getType().getMethod("getRemoteAddr");
                     if (getRemoteAddr.getReturnType() != String.class) {
                         continue;
                     }
-                    MethodHandle getter = MethodHandles.privateLookupIn(c, MethodHandles.lookup()).unreflectGetter(field);
-                    return MethodHandles.filterReturnValue(getter.asType(MethodType.methodType(Object.class, c)),
-                                    MethodHandles.publicLookup().unreflect(getRemoteAddr).asType(OBJECT_TO_STRING))
-                            .asType(OBJECT_TO_STRING);
+                    MethodHandle remoteAddr = MethodHandles.filterReturnValue(getter(c, field),
+                            MethodHandles.publicLookup().unreflect(getRemoteAddr).asType(OBJECT_TO_STRING));
+                    return new DelegateStep(remoteAddr.asType(OBJECT_TO_STRING), null);
                 } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
                     // not this field
                 }
             }
         }
-        return null;
+        return new DelegateStep(null, inner);
+    }
+
+    /** A getter of a private field, as {@code (Object)Object}. */
+    private static MethodHandle getter(Class<?> owner, Field field) throws IllegalAccessException {
+        return MethodHandles.privateLookupIn(owner, MethodHandles.lookup()).unreflectGetter(field)
+                .asType(MethodType.methodType(Object.class, owner)).asType(OBJECT_TO_OBJECT);
     }
 }
