@@ -1,5 +1,7 @@
 package dev.ratelimit.core.address;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * IP address text to 128 bits and back, by hand (SPEC 18): dotted quads, RFC 4291 IPv6 text (with an
  * embedded IPv4 tail and a zone id, which is dropped), and the node forms that {@code Forwarded} and
@@ -78,16 +80,8 @@ final class AddressText {
      * {@code %25eth0}), which is dropped. @return false when it is not one
      */
     static boolean ipv6(CharSequence text, int from, int to, Bits out) {
+        // the zone id, when there is one, is found where a group ends on '%' (no separate pass over the text)
         int end = to;
-        for (int i = from; i < to; i++) {
-            if (text.charAt(i) == '%') {
-                if (i + 1 == to || !isZone(text, i + 1, to)) {
-                    return false;
-                }
-                end = i;
-                break;
-            }
-        }
         if (end - from < 2) {
             return false;
         }
@@ -110,11 +104,19 @@ final class AddressText {
         while (i < end) {
             int start = i;
             int group = 0;
-            while (i < end && i - start < 4 && hex(text.charAt(i)) >= 0) {
-                group = group << 4 | hex(text.charAt(i));
+            int digit;
+            while (i < end && i - start < 4 && (digit = hex(text.charAt(i))) >= 0) {
+                group = group << 4 | digit;
                 i++;
             }
             if (i < end && text.charAt(i) == '.') {
+                int zone = indexOf(text, '%', i, end);
+                if (zone >= 0) {
+                    if (!isZone(text, zone + 1, end)) {
+                        return false;
+                    }
+                    end = zone;
+                }
                 long v4 = ipv4(text, start, end);
                 if (v4 < 0) {
                     return false;
@@ -143,6 +145,12 @@ final class AddressText {
                 headHigh = headHigh << 16 | headLow >>> 48;
                 headLow = headLow << 16 | group;
                 head++;
+            }
+            if (i < end && text.charAt(i) == '%') {
+                if (!isZone(text, i + 1, end)) {
+                    return false;
+                }
+                end = i;
             }
             if (i == end) {
                 break;
@@ -221,7 +229,15 @@ final class AddressText {
             return close + 1 == to || (text.charAt(close + 1) == ':' && port(text, close + 2, to));
         }
         int colon = indexOf(text, ':', from, to);
-        if (colon >= 0 && indexOf(text, ':', colon + 1, to) < 0) {
+        if (colon < 0) {
+            long v4 = ipv4(text, from, to);
+            if (v4 < 0) {
+                return false;
+            }
+            out.ipv4(v4);
+            return true;
+        }
+        if (indexOf(text, ':', colon + 1, to) < 0) {
             // one colon: an IPv4 address and its port (IPv6 text has at least two)
             long v4 = ipv4(text, from, colon);
             if (v4 < 0 || !port(text, colon + 1, to)) {
@@ -230,52 +246,99 @@ final class AddressText {
             out.ipv4(v4);
             return true;
         }
-        return address(text, from, to, out);
+        return ipv6(text, from, to, out);
     }
 
     /** Appends the canonical text: a dotted quad for IPv4, RFC 5952 for IPv6 (lower case, longest zero run as "::"). */
     static void append(StringBuilder out, long high, long low) {
-        if (isIpv4(high, low)) {
-            out.append((low >>> 24) & 0xFF).append('.').append((low >>> 16) & 0xFF).append('.')
-                    .append((low >>> 8) & 0xFF).append('.').append(low & 0xFF);
-            return;
-        }
-        // the longest run of two or more zero groups, the first of equals (RFC 5952 4.2)
-        int bestStart = -1;
-        int bestLength = 1;
-        int runStart = -1;
-        for (int g = 0; g <= 8; g++) {
-            if (g < 8 && group(high, low, g) == 0) {
-                if (runStart < 0) {
-                    runStart = g;
-                }
-            } else if (runStart >= 0) {
-                if (g - runStart > bestLength) {
-                    bestStart = runStart;
-                    bestLength = g - runStart;
-                }
-                runStart = -1;
-            }
-        }
-        for (int g = 0; g < 8; g++) {
-            if (g == bestStart) {
-                out.append("::");
-                g += bestLength - 1;
-                continue;
-            }
-            if (g > 0 && g != bestStart + bestLength) {
-                out.append(':');
-            }
-            out.append(Integer.toHexString(group(high, low, g)));
-        }
+        out.append(toText("", high, low, -1));
     }
 
     /** The canonical text of an address. */
     static String toString(long high, long low) {
-        StringBuilder text = new StringBuilder(39);
-        append(text, high, low);
-        return text.toString();
+        return toText("", high, low, -1);
     }
+
+    /**
+     * {@code head} (ASCII), then the canonical text of the address (a dotted quad for IPv4; RFC 5952 for IPv6:
+     * lower case, no leading zeros, the longest run of two or more zero groups as "::", the first of equals), then
+     * {@code /suffix} when {@code suffix >= 0}. Written into one buffer: a partition is made per request.
+     */
+    static String toText(String head, long high, long low, int suffix) {
+        byte[] out = new byte[head.length() + 39 + 4];
+        int n = 0;
+        for (int i = 0; i < head.length(); i++) {
+            out[n++] = (byte) head.charAt(i);
+        }
+        if (isIpv4(high, low)) {
+            for (int shift = 24; shift >= 0; shift -= 8) {
+                n = decimal(out, n, (int) (low >>> shift) & 0xFF);
+                if (shift > 0) {
+                    out[n++] = '.';
+                }
+            }
+        } else {
+            int bestStart = -1;
+            int bestLength = 1;
+            int runStart = -1;
+            for (int g = 0; g <= 8; g++) {
+                if (g < 8 && group(high, low, g) == 0) {
+                    if (runStart < 0) {
+                        runStart = g;
+                    }
+                } else if (runStart >= 0) {
+                    if (g - runStart > bestLength) {
+                        bestStart = runStart;
+                        bestLength = g - runStart;
+                    }
+                    runStart = -1;
+                }
+            }
+            for (int g = 0; g < 8; g++) {
+                if (g == bestStart) {
+                    out[n++] = ':';
+                    out[n++] = ':';
+                    g += bestLength - 1;
+                    continue;
+                }
+                if (g > 0 && g != bestStart + bestLength) {
+                    out[n++] = ':';
+                }
+                n = hex(out, n, group(high, low, g));
+            }
+        }
+        if (suffix >= 0) {
+            out[n++] = '/';
+            n = decimal(out, n, suffix);
+        }
+        return new String(out, 0, n, StandardCharsets.ISO_8859_1);
+    }
+
+    /** Writes 0-999 in decimal; returns the next index. */
+    private static int decimal(byte[] out, int n, int value) {
+        if (value >= 100) {
+            out[n++] = (byte) ('0' + value / 100);
+            value %= 100;
+            out[n++] = (byte) ('0' + value / 10);
+        } else if (value >= 10) {
+            out[n++] = (byte) ('0' + value / 10);
+        }
+        out[n++] = (byte) ('0' + value % 10);
+        return n;
+    }
+
+    /** Writes a 16-bit group in lower-case hex without leading zeros; returns the next index. */
+    private static int hex(byte[] out, int n, int group) {
+        for (int shift = 12; shift > 0; shift -= 4) {
+            if (group >>> shift != 0) {
+                out[n++] = (byte) HEX[(group >>> shift) & 0xF];
+            }
+        }
+        out[n++] = (byte) HEX[group & 0xF];
+        return n;
+    }
+
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
 
     /** The 16-bit group {@code g} (0 is the leftmost). */
     static int group(long high, long low, int g) {
@@ -314,8 +377,11 @@ final class AddressText {
         return true;
     }
 
-    /** A zone id: RFC 3986 unreserved characters (and '%', for the URI form {@code %25eth0}). */
+    /** A zone id: one or more RFC 3986 unreserved characters (and '%', for the URI form {@code %25eth0}). */
     private static boolean isZone(CharSequence text, int from, int to) {
+        if (from >= to) {
+            return false;
+        }
         for (int i = from; i < to; i++) {
             char c = text.charAt(i);
             if (!(isAlphanumeric(c) || c == '.' || c == '_' || c == '-' || c == '~' || c == '%')) {

@@ -102,28 +102,7 @@ public final class ClientAddresses {
      * @param peer the connection's address as text, or null when the runtime cannot tell
      */
     public ResolvedClient resolve(String peer, RateLimitCaller request) {
-        AddressText.Bits bits = new AddressText.Bits();
-        if (peer == null || !AddressText.address(peer, 0, peer.length(), bits)) {
-            return new ResolvedClient(this);
-        }
-        long peerHigh = bits.high;
-        long peerLow = bits.low;
-        if (!trusts(peerHigh, peerLow)) {
-            if (request.header(FORWARDED) != null || request.header(X_FORWARDED_FOR) != null) {
-                untrusted.forwardedFrom(peerHigh, peerLow);
-            }
-            return new ResolvedClient(this, peerHigh, peerLow, peerHigh, peerLow);
-        }
-        String forwarded = request.header(FORWARDED);
-        if (forwarded != null) {
-            forwarded(forwarded, bits);
-        } else {
-            String xForwardedFor = request.header(X_FORWARDED_FOR);
-            if (xForwardedFor != null) {
-                xForwardedFor(xForwardedFor, bits);
-            }
-        }
-        return new ResolvedClient(this, peerHigh, peerLow, bits.high, bits.low);
+        return resolve(peer, request, null, null);
     }
 
     /**
@@ -131,7 +110,34 @@ public final class ClientAddresses {
      * lines joined with commas, in order).
      */
     public ResolvedClient resolve(String peer, String forwarded, String xForwardedFor) {
-        return resolve(peer, new Headers(forwarded, xForwardedFor));
+        return resolve(peer, null, forwarded, xForwardedFor);
+    }
+
+    /** The headers come from {@code request} when it is not null, else they are the two values. */
+    private ResolvedClient resolve(String peer, RateLimitCaller request, String forwarded, String xForwardedFor) {
+        AddressText.Bits bits = new AddressText.Bits();
+        if (peer == null || !AddressText.address(peer, 0, peer.length(), bits)) {
+            return new ResolvedClient(this);
+        }
+        long peerHigh = bits.high;
+        long peerLow = bits.low;
+        if (!trusts(peerHigh, peerLow)) {
+            if (request != null ? request.header(FORWARDED) != null || request.header(X_FORWARDED_FOR) != null
+                    : forwarded != null || xForwardedFor != null) {
+                untrusted.forwardedFrom(peerHigh, peerLow);
+            }
+            return new ResolvedClient(this, peerHigh, peerLow, peerHigh, peerLow);
+        }
+        String hops = request != null ? request.header(FORWARDED) : forwarded;
+        if (hops != null) {
+            forwarded(hops, bits, peerHigh, peerLow);
+        } else {
+            hops = request != null ? request.header(X_FORWARDED_FOR) : xForwardedFor;
+            if (hops != null) {
+                xForwardedFor(hops, bits, peerHigh, peerLow);
+            }
+        }
+        return new ResolvedClient(this, peerHigh, peerLow, bits.high, bits.low);
     }
 
     /** Whether {@code (high, low)} is a trusted proxy. */
@@ -145,11 +151,12 @@ public final class ClientAddresses {
     }
 
     /**
-     * Walks {@code X-Forwarded-For} from the right; {@code client} holds the trusted peer on entry and the
-     * client on return.
+     * Walks {@code X-Forwarded-For} from the right, from the trusted peer; {@code bits} is the parser's scratch,
+     * and holds the client on return.
      */
-    private void xForwardedFor(String header, AddressText.Bits client) {
-        AddressText.Bits hop = new AddressText.Bits();
+    private void xForwardedFor(String header, AddressText.Bits bits, long peerHigh, long peerLow) {
+        long high = peerHigh; // the last trusted address reached, then the client
+        long low = peerLow;
         int end = header.length();
         while (true) {
             int comma = end - 1;
@@ -164,15 +171,17 @@ public final class ClientAddresses {
             while (to > from && isSpace(header.charAt(to - 1))) {
                 to--;
             }
-            if (!AddressText.node(header, from, to, hop)) {
-                return; // garbage: the last trusted address reached
+            if (!AddressText.node(header, from, to, bits)) {
+                break; // garbage: the last trusted address reached
             }
-            client.set(hop.high, hop.low);
-            if (!trusts(hop.high, hop.low) || comma < 0) {
-                return; // the first untrusted hop, or the leftmost of trusted ones
+            high = bits.high;
+            low = bits.low;
+            if (!trusts(high, low) || comma < 0) {
+                break; // the first untrusted hop, or the leftmost of trusted ones
             }
             end = comma;
         }
+        bits.set(high, low);
     }
 
     /**
@@ -180,8 +189,8 @@ public final class ClientAddresses {
      * elements are read from the left, keeping what the walk from the right would end on: the last element
      * that is not a trusted address, and the trusted one just right of it.
      */
-    private void forwarded(String header, AddressText.Bits client) {
-        ForwardedElements elements = new ForwardedElements(header);
+    private void forwarded(String header, AddressText.Bits bits, long peerHigh, long peerLow) {
+        ForwardedElements elements = new ForwardedElements(header, bits);
         int count = 0;
         boolean stopped = false; // some element is not trusted
         boolean garbage = false; // the last such element is not an address
@@ -192,7 +201,7 @@ public final class ClientAddresses {
         long afterLow = 0;
         long firstHigh = 0;
         long firstLow = 0;
-        AddressText.Bits hop = elements.hop;
+        AddressText.Bits hop = bits;
         while (elements.next()) {
             boolean address = elements.isAddress();
             if (address && trusts(hop.high, hop.low)) {
@@ -214,17 +223,15 @@ public final class ClientAddresses {
             }
             count++;
         }
-        if (count == 0) {
-            return;
-        }
-        if (!stopped) {
-            client.set(firstHigh, firstLow);
+        if (count == 0 || (stopped && garbage && !after)) {
+            bits.set(peerHigh, peerLow); // no hop, or garbage the rightmost: the trusted peer
+        } else if (!stopped) {
+            bits.set(firstHigh, firstLow);
         } else if (!garbage) {
-            client.set(stopHigh, stopLow);
-        } else if (after) {
-            client.set(afterHigh, afterLow);
+            bits.set(stopHigh, stopLow);
+        } else {
+            bits.set(afterHigh, afterLow);
         }
-        // else: garbage was the rightmost element: the trusted peer
     }
 
     static boolean isSpace(char c) {
@@ -236,12 +243,8 @@ public final class ClientAddresses {
         boolean v4 = AddressText.isIpv4(high, low);
         int prefix = v4 ? ipv4Prefix : ipv6Prefix;
         int bits = v4 ? 96 + prefix : prefix;
-        StringBuilder text = new StringBuilder(48).append(PREFIX);
-        AddressText.append(text, high & AddressRange.maskHigh(bits), low & AddressRange.maskLow(bits));
-        if (prefix < (v4 ? 32 : 128)) {
-            text.append('/').append(prefix);
-        }
-        return text.toString();
+        return AddressText.toText(PREFIX, high & AddressRange.maskHigh(bits), low & AddressRange.maskLow(bits),
+                prefix < (v4 ? 32 : 128) ? prefix : -1);
     }
 
     /** {@code addr:<network>} of an address a custom caller gives ({@link RateLimitCaller#clientAddress()}). */
@@ -274,21 +277,4 @@ public final class ClientAddresses {
         return "ClientAddresses[" + describe() + "]";
     }
 
-    /** Two header values as a caller (tests and benchmarks). */
-    private record Headers(String forwarded, String xForwardedFor) implements RateLimitCaller {
-        @Override
-        public java.security.Principal principal() {
-            return null;
-        }
-
-        @Override
-        public String header(String name) {
-            return name.equalsIgnoreCase(FORWARDED) ? forwarded : name.equalsIgnoreCase(X_FORWARDED_FOR) ? xForwardedFor : null;
-        }
-
-        @Override
-        public boolean isUserInRole(String role) {
-            return false;
-        }
-    }
 }

@@ -14,14 +14,16 @@ package dev.ratelimit.core.address;
 final class ForwardedElements {
 
     /** The node of the current element, when {@link #isAddress()}. */
-    final AddressText.Bits hop = new AddressText.Bits();
+    private final AddressText.Bits hop;
     private final String header;
     private int position;
     private boolean done;
     private boolean address;
 
-    ForwardedElements(String header) {
+    /** @param hop where each element's node is parsed to */
+    ForwardedElements(String header, AddressText.Bits hop) {
         this.header = header;
+        this.hop = hop;
     }
 
     /** Moves to the next element. @return false when there is none */

@@ -47,6 +47,9 @@ class AddressTextTest {
         assertThat(bits(bits)).isEqualTo(jdk("fe80::1"));
         assertThat(AddressText.address("fe80::1%25eth0", 0, 14, bits)).isTrue();
         assertThat(bits(bits)).isEqualTo(jdk("fe80::1"));
+        assertThat(AddressText.address("::ffff:192.0.2.1%lo", 0, 19, bits)).isTrue();
+        assertThat(bits(bits)).isEqualTo(jdk("192.0.2.1"));
+        assertThat(AddressText.address("fe80::1%eth0:1", 0, 14, bits)).as("a zone id ends the address").isFalse();
     }
 
     @Test
