@@ -247,11 +247,8 @@ class MicrometerRateLimitMetricsTest {
         assertThat(valuesByKeySet).containsOnlyKeys(
                 Set.of(RateLimitMetrics.POLICY, RateLimitMetrics.OUTCOME, RateLimitMetrics.PLAN),
                 Set.of(RateLimitMetrics.STORE, RateLimitMetrics.OUTCOME),
-                Set.of(RateLimitMetrics.POLICY), // ratelimit.wait
                 Set.of()); // the gauge of the in-process store's counts, which the engine registers: no attributes
         assertThat(valuesByKeySet.get(Set.of())).isEmpty();
-        assertThat(valuesByKeySet.get(Set.of(RateLimitMetrics.POLICY))).containsExactlyInAnyOrder("module", "default",
-                "export", "items");
         assertThat(valuesByKeySet.get(Set.of(RateLimitMetrics.POLICY, RateLimitMetrics.OUTCOME, RateLimitMetrics.PLAN)))
                 .containsExactlyInAnyOrder("module", "default", "export", "items",
                         "allowed", "refused", "shadow_refused", "uncounted", "failed", "none", "gold");

@@ -130,6 +130,9 @@ public final class LimitBinder {
                 }
                 BoundKey key = key(policy, plan, effective.mode(), where, per[i]);
                 boolean shadow = effective.mode() == RateLimitMode.SHADOW;
+                if (!shadow && maxWaitNanos[i] > 0) {
+                    key.mayWait();
+                }
                 request.add(key.handle, key.key, policy, declared.cost(), shadow ? Kind.SHADOW : Kind.ACQUIRE,
                         shadow ? 0 : maxWaitNanos[i]); // a shadow limit never holds a call back
                 bound.add(key);

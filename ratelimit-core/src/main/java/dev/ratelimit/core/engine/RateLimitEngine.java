@@ -212,7 +212,7 @@ public final class RateLimitEngine {
                 case SPENT -> {
                     key.count(RateLimitMetrics.Outcome.ALLOWED);
                     if (outcome.waitNanos() > 0) {
-                        key.waited.record(outcome.waitNanos()); // the wait granted: the call goes ahead then
+                        key.waited(outcome.waitNanos()); // the wait granted: the call goes ahead then
                     }
                 }
                 case UNCOUNTED -> key.count(RateLimitMetrics.Outcome.UNCOUNTED);
