@@ -10,6 +10,7 @@ import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.DecisionStages;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
+import dev.ratelimit.core.engine.Waits;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
@@ -107,7 +108,7 @@ public class BeanLimits {
                         throw new RateLimitExceededException(decision);
                     }
                     if (decision.waitNanos() > 0) {
-                        Delays.sleep(decision.waitNanos(), decision, () -> engine.giveBack(caller, decision));
+                        Waits.sleep(decision, () -> engine.giveBack(caller, decision));
                     }
                 }
                 yield invocation.proceed();

@@ -6,6 +6,9 @@ import dev.ratelimit.core.RateLimitMode;
 import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitScope;
+import dev.ratelimit.core.address.AddressRange;
+import dev.ratelimit.core.address.ClientAddresses;
+import dev.ratelimit.core.address.PartitionSource;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -20,7 +23,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The {@code ratelimit.*} settings (SPEC 8, 12, 13, 15, 16), read from a {@link SettingsSource} and
+ * The {@code ratelimit.*} settings (SPEC 8, 12, 13, 15, 16, 18), read from a {@link SettingsSource} and
  * validated when the application deploys: a malformed value fails the deployment with a message that
  * names the key and the value. Limit names are looked up by name ({@link #limit}), so that every source
  * resolves them, environment variables included. Thread-safe; immutable but for its caches.
@@ -31,6 +34,14 @@ public final class RateLimitSettings {
     public static final String MODE = "ratelimit.mode";
     public static final String PARTITION_HEADER = "ratelimit.partition-header";
     public static final String MAX_TRACKED_PARTITIONS = "ratelimit.max-tracked-partitions";
+    /** Where the default partitioner looks for the caller, in order: principal, header, address (SPEC 18). */
+    public static final String PARTITION_BY = "ratelimit.partition-by";
+    /** Addresses and CIDR ranges of the proxies whose forwarded headers are believed. */
+    public static final String TRUSTED_PROXIES = "ratelimit.trusted-proxies";
+    /** The bits of an IPv6 client that count (1-128, default 64). */
+    public static final String IPV6_PREFIX = "ratelimit.ipv6-prefix";
+    /** The bits of an IPv4 client that count (1-32, default 32). */
+    public static final String IPV4_PREFIX = "ratelimit.ipv4-prefix";
     public static final String GLOBAL_PERMIT_LIMIT = "ratelimit.global.permit-limit";
     public static final String GLOBAL_WINDOW_SECONDS = "ratelimit.global.window-seconds";
     public static final String GLOBAL_NAME = "ratelimit.global.name";
@@ -73,6 +84,8 @@ public final class RateLimitSettings {
     private final boolean enabled;
     private final RateLimitMode mode;
     private final String partitionHeader;
+    private final List<PartitionSource> partitionBy;
+    private final ClientAddresses clientAddresses;
     private final int maxTrackedPartitions;
     private final RateLimitPolicy global;
     private final RateLimitScope globalScope;
@@ -92,6 +105,9 @@ public final class RateLimitSettings {
             throw invalid(PARTITION_HEADER, header, "an HTTP header name");
         }
         this.partitionHeader = header;
+        this.partitionBy = readPartitionBy(header);
+        this.clientAddresses = ClientAddresses.of(readTrustedProxies(), integer(IPV4_PREFIX, ClientAddresses.DEFAULT_IPV4_PREFIX, 1, 32),
+                integer(IPV6_PREFIX, ClientAddresses.DEFAULT_IPV6_PREFIX, 1, 128));
         this.maxTrackedPartitions = integer(MAX_TRACKED_PARTITIONS, InProcessRateLimitStore.DEFAULT_MAX_TRACKED_PARTITIONS,
                 1, Integer.MAX_VALUE);
         // every global key is validated, also while no global limit is set: a typo must not wait to bite
@@ -176,6 +192,16 @@ public final class RateLimitSettings {
     /** {@value #PARTITION_HEADER}, or null. */
     public String partitionHeader() {
         return partitionHeader;
+    }
+
+    /** {@value #PARTITION_BY}: where the default partitioner looks for the caller, in order. */
+    public List<PartitionSource> partitionBy() {
+        return partitionBy;
+    }
+
+    /** {@value #TRUSTED_PROXIES}, {@value #IPV4_PREFIX} and {@value #IPV6_PREFIX}: how a request's client is found. */
+    public ClientAddresses clientAddresses() {
+        return clientAddresses;
     }
 
     /** {@value #MAX_TRACKED_PARTITIONS}. */
@@ -296,7 +322,8 @@ public final class RateLimitSettings {
         Set<String> known = new LinkedHashSet<>(declared);
         known.addAll(configuredLimits());
         List<String> warnings = new ArrayList<>();
-        Set<String> fixed = Set.of(ENABLED, MODE, PARTITION_HEADER, MAX_TRACKED_PARTITIONS, GLOBAL_PERMIT_LIMIT,
+        Set<String> fixed = Set.of(ENABLED, MODE, PARTITION_HEADER, PARTITION_BY, TRUSTED_PROXIES, IPV4_PREFIX, IPV6_PREFIX,
+                MAX_TRACKED_PARTITIONS, GLOBAL_PERMIT_LIMIT,
                 GLOBAL_WINDOW_SECONDS, GLOBAL_NAME, GLOBAL_SCOPE, GLOBAL_ALGORITHM, PLANS,
                 STORE_TIMEOUT_MILLIS, STORE_ON_FAILURE, TEST_MANUAL_CLOCK);
         for (String key : new TreeSet<>(keyList())) {
@@ -389,6 +416,48 @@ public final class RateLimitSettings {
         RateLimitPer per = wholeLimit ? per(prefix + PER) : null;
         LimitValues values = new LimitValues(permitLimit, window, algorithm, limitMode, maxWait, per);
         return values.isEmpty() ? LimitValues.NONE : values;
+    }
+
+    private List<PartitionSource> readPartitionBy(String header) {
+        String text = text(PARTITION_BY);
+        if (text == null) {
+            return List.of(PartitionSource.PRINCIPAL, PartitionSource.HEADER);
+        }
+        List<PartitionSource> order = new ArrayList<>();
+        for (String part : text.split(",", -1)) {
+            String key = part.strip();
+            PartitionSource source = PartitionSource.of(key);
+            if (source == null) {
+                throw invalid(PARTITION_BY, text, "principal, header and/or address, comma-separated, in the order they are "
+                        + "tried (\"" + key + "\" is not one of them)");
+            }
+            if (order.contains(source)) {
+                throw invalid(PARTITION_BY, text, "principal, header and/or address, each at most once (\"" + key
+                        + "\" appears twice)");
+            }
+            order.add(source);
+        }
+        if (order.contains(PartitionSource.HEADER) && header == null) {
+            throw new InvalidRateLimitException("ratelimit configuration: " + PARTITION_BY + " has \"header\", which needs "
+                    + PARTITION_HEADER + " (unset), was \"" + text + "\"");
+        }
+        return List.copyOf(order);
+    }
+
+    private List<AddressRange> readTrustedProxies() {
+        String text = text(TRUSTED_PROXIES);
+        if (text == null) {
+            return List.of();
+        }
+        List<AddressRange> ranges = new ArrayList<>();
+        for (String part : text.split(",", -1)) {
+            try {
+                ranges.add(AddressRange.parse(part));
+            } catch (IllegalArgumentException e) {
+                throw invalid(TRUSTED_PROXIES, text, "addresses and CIDR ranges, comma-separated (" + e.getMessage() + ")");
+            }
+        }
+        return List.copyOf(ranges);
     }
 
     private List<Plan> readPlans() {
@@ -503,6 +572,7 @@ public final class RateLimitSettings {
     @Override
     public String toString() {
         return "RateLimitSettings[enabled=" + enabled + ", mode=" + mode + ", partition-header=" + partitionHeader
+                + ", partition-by=" + partitionBy + ", " + clientAddresses.describe()
                 + ", max-tracked-partitions=" + maxTrackedPartitions + ", global=" + global + ", plans=" + plans
                 + ", timeout-millis=" + timeoutMillis + ", on-failure=" + onFailure + "]";
     }

@@ -6,12 +6,13 @@ import dev.ratelimit.core.LimitRules;
 import dev.ratelimit.core.RateLimitMode;
 import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
-import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
+import dev.ratelimit.core.RateLimitRequest;
+import dev.ratelimit.core.address.PartitionSource;
 import dev.ratelimit.core.config.LimitValues;
 import dev.ratelimit.core.config.Plan;
-import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.config.RateLimitSettings.Effective;
+import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.metrics.RateLimitMetrics;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -129,6 +130,9 @@ public final class LimitBinder {
                 }
                 BoundKey key = key(policy, plan, effective.mode(), where, per[i]);
                 boolean shadow = effective.mode() == RateLimitMode.SHADOW;
+                if (!shadow && maxWaitNanos[i] > 0) {
+                    key.mayWait();
+                }
                 request.add(key.handle, key.key, policy, declared.cost(), shadow ? Kind.SHADOW : Kind.ACQUIRE,
                         shadow ? 0 : maxWaitNanos[i]); // a shadow limit never holds a call back
                 bound.add(key);
@@ -214,6 +218,8 @@ public final class LimitBinder {
         }
         return "store " + store + " (" + store.policy() + "); mode " + settings.mode().name().toLowerCase(Locale.ROOT)
                 + "; partition header " + (settings.partitionHeader() == null ? "(none)" : settings.partitionHeader())
+                + "; partition by " + String.join(", ", settings.partitionBy().stream().map(PartitionSource::key).toList())
+                + "; " + settings.clientAddresses().describe()
                 + "; plans " + (plans.size() == 1 ? "(none)" : planList);
     }
 

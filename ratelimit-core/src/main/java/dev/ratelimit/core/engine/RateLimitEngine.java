@@ -9,6 +9,7 @@ import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimitStoreException;
+import dev.ratelimit.core.address.OrderedPartitioner;
 import dev.ratelimit.core.config.OnFailure;
 import dev.ratelimit.core.config.Plan;
 import dev.ratelimit.core.config.RateLimitSettings;
@@ -49,7 +50,8 @@ public final class RateLimitEngine {
     private RateLimitEngine(Builder b) {
         this.settings = b.settings;
         this.planFailures = new RateLimitedLog(LOG, Level.WARNING, RateLimitedLog.MINUTE_NANOS, b.clock);
-        this.partitioner = b.partitioner != null ? b.partitioner : new HeaderPartitioner(settings.partitionHeader());
+        this.partitioner = b.partitioner != null ? b.partitioner : new OrderedPartitioner(settings.partitionBy(),
+                settings.partitionHeader(), settings.clientAddresses());
         this.plans = new PlanIndex(settings.plans());
         this.planResolver = b.planResolver != null ? b.planResolver : new RolePlanResolver(settings.plans());
         this.store = new GuardedStore(b.store, settings.timeoutMillis(), settings.onFailure(),
@@ -210,7 +212,7 @@ public final class RateLimitEngine {
                 case SPENT -> {
                     key.count(RateLimitMetrics.Outcome.ALLOWED);
                     if (outcome.waitNanos() > 0) {
-                        key.waited.record(outcome.waitNanos()); // the wait granted: the call goes ahead then
+                        key.waited(outcome.waitNanos()); // the wait granted: the call goes ahead then
                     }
                 }
                 case UNCOUNTED -> key.count(RateLimitMetrics.Outcome.UNCOUNTED);
@@ -281,7 +283,7 @@ public final class RateLimitEngine {
             this.store = Objects.requireNonNull(store, "store");
         }
 
-        /** Default: {@link HeaderPartitioner} on {@code ratelimit.partition-header}. */
+        /** Default: {@link OrderedPartitioner} on {@code ratelimit.partition-by}. */
         public Builder partitioner(RateLimitPartitioner partitioner) {
             this.partitioner = partitioner;
             return this;

@@ -319,13 +319,13 @@ final class WindowCount extends Count {
             for (long j = current - steps + 1; r != null && j <= current; j++) {
                 int arrived = r.at(j); // reserved steps the clock has reached join the ring
                 set(index(j), arrived);
-                sum += arrived;
+                sum = saturatedSum(sum, arrived);
             }
         } else {
             for (long j = newest + 1; j <= current; j++) {
                 int index = index(j);
                 int arrived = r == null ? 0 : r.at(j);
-                sum += arrived - slot(index);
+                sum = saturatedSum(sum - slot(index), arrived);
                 set(index, arrived);
             }
         }
@@ -339,6 +339,14 @@ final class WindowCount extends Count {
         if (sum > 0 && (r != null || oldest <= current - steps)) {
             findOldest(current - (steps - 1));
         }
+    }
+
+    /**
+     * {@code sum + arrived}, saturating at {@code Integer.MAX_VALUE}: a reserved step that a charge of absurd size
+     * filled joins the ring in debt, as {@link #spend} keeps debt, never wrapping to room.
+     */
+    private static int saturatedSum(int sum, int arrived) {
+        return (int) Math.min((long) sum + arrived, Integer.MAX_VALUE);
     }
 
     /** Sets {@code oldest} to the first step from {@code from} on with a permit spent. Requires {@code sum > 0}. */

@@ -62,7 +62,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  *       this much, and the randomized schedule advances in multiples of it.</li>
  *   <li>{@link #closeStore(RateLimitStore)}: called after each test (no-op by default).</li>
  *   <li>{@link #partition(String)}: a partition unique to the running test (the store may be shared between
- *       tests, as a Redis server is).</li>
+ *       tests, as a Redis server is). Counts per application ({@code CountKey.perApplication()}) are one for every
+ *       partition, so a store shared between tests must be emptied before each (the Redis test flushes).</li>
  *   <li>{@link #request}: a request of the given limits, bound to the store under test.</li>
  * </ul>
  * Protected fields: {@link #clock}, {@link #store}, {@link #t0} (the clock when the test began).
@@ -438,6 +439,26 @@ public abstract class RateLimitStoreContract {
         clock.set(t0 + 9 * step);
 
         assertThat(acquire(p, waiting(partner, 5 * SECOND), 1).waitNanos()).isZero();
+    }
+
+    /** Found by the Redis store's comparison with the in-process store: a ring sum that wrapped to room. */
+    @Test
+    void aReservedStepThatAHugeChargeFilledStaysInDebtWhenTheClockReachesIt() {
+        RateLimitPolicy partner = policy("partner", 2, 1);
+        String p = partition("a");
+        long step = SECOND / 8;
+        one(p, partner);
+        clock.set(t0 + 4 * step);
+        one(p, partner);
+        assertThat(acquire(p, waiting(partner, 5 * SECOND), 1).waitNanos()).isEqualTo(4 * step); // step 8
+        RateLimitRequest charge = request(List.of(new Item(partner, null, 1, Kind.CHARGE)));
+        assertThat(acquire(p, charge, Integer.MAX_VALUE).allowed()).isTrue(); // behind the reservation, in step 8
+        clock.set(t0 + 8 * step);
+
+        Outcome refused = one(p, partner);
+
+        assertThat(refused.allowed()).as("the count is in debt, not empty").isFalse();
+        assertThat(refused.retryAfterNanos()).isEqualTo(8 * step);
     }
 
     @ParameterizedTest(name = "{0}")

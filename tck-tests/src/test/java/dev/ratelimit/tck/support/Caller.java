@@ -32,21 +32,27 @@ public final class Caller {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
     private final ServerUnderTest server;
-    private final Map<String, String> headers;
+    /** Header lines by name, each value sent as a line of its own, in order. */
+    private final Map<String, List<String>> headers;
 
     Caller(ServerUnderTest server) {
         this(server, Map.of());
     }
 
-    private Caller(ServerUnderTest server, Map<String, String> headers) {
+    private Caller(ServerUnderTest server, Map<String, List<String>> headers) {
         this.server = server;
         this.headers = headers;
     }
 
     /** The same caller, sending one more header (the name is sent exactly as given). */
     public Caller withHeader(String name, String value) {
-        Map<String, String> more = new LinkedHashMap<>(headers);
-        more.put(name, value);
+        return withHeaderLines(name, value);
+    }
+
+    /** The same caller, sending header {@code name} once per value, as lines of their own, in this order. */
+    public Caller withHeaderLines(String name, String... values) {
+        Map<String, List<String>> more = new LinkedHashMap<>(headers);
+        more.put(name, List.of(values));
         return new Caller(server, Map.copyOf(more));
     }
 
@@ -125,7 +131,7 @@ public final class Caller {
 
     public Reply send(String method, String path, HttpRequest.BodyPublisher body, String contentType) {
         HttpRequest.Builder request = HttpRequest.newBuilder(server.resolve(path)).timeout(TIMEOUT).method(method, body);
-        headers.forEach(request::header);
+        headers.forEach((name, values) -> values.forEach(value -> request.header(name, value)));
         if (contentType != null) {
             request.header("Content-Type", contentType);
         }
