@@ -40,12 +40,14 @@ public final class RateLimitRequest {
     private final int[] costs;
     private final Kind[] kinds;
     private final int[] lockOrder;
+    private final int[] tags;
     // limit 0 once more, outside the arrays: a store deciding a request of one limit reads it one reference sooner
     private final int size;
     private final Object handle0;
     private final RateLimitPolicy policy0;
     private final int cost0;
     private final Kind kind0;
+    private final int tag0;
 
     private RateLimitRequest(Builder b) {
         int n = b.keys.size();
@@ -69,6 +71,11 @@ public final class RateLimitRequest {
         this.policy0 = policies[0];
         this.cost0 = costs[0];
         this.kind0 = kinds[0];
+        this.tags = new int[n];
+        for (int i = 0; i < n; i++) {
+            tags[i] = b.tags.get(i);
+        }
+        this.tag0 = tags[0];
     }
 
     /** A request of one limit. */
@@ -111,6 +118,18 @@ public final class RateLimitRequest {
     }
 
     /**
+     * The sizing tag of limit {@code i} (SPEC 19, live values): a number that changes whenever the configuration
+     * changes the size of its counts (permit limit, window, algorithm). A count remembers the tag of the request
+     * that sized it; a request with another tag re-sizes it before deciding: a new permit limit is adopted with
+     * the permits spent kept, a new window or algorithm starts the count afresh. Within one tag a count keeps the
+     * size of the request that created it (SPEC 3). Equal on every instance with the same configuration (a shared
+     * store compares tags of several JVMs); 0 by default.
+     */
+    public int tag(int i) {
+        return i == 0 ? tag0 : tags[i];
+    }
+
+    /**
      * The index of the {@code k}-th limit in the order of their keys' {@link CountKey#id()}: an order
      * that is the same for every request, for a store that locks the counts of a request one by one.
      */
@@ -146,6 +165,7 @@ public final class RateLimitRequest {
         private final List<RateLimitPolicy> policies = new ArrayList<>(4);
         private final List<Integer> costs = new ArrayList<>(4);
         private final List<Kind> kinds = new ArrayList<>(4);
+        private final List<Integer> tags = new ArrayList<>(4);
 
         private Builder() {
         }
@@ -185,6 +205,16 @@ public final class RateLimitRequest {
             policies.add(policy);
             costs.add(cost);
             kinds.add(kind);
+            tags.add(0);
+            return this;
+        }
+
+        /** Sets the {@linkplain RateLimitRequest#tag sizing tag} of the limit added last. */
+        public Builder tag(int tag) {
+            if (keys.isEmpty()) {
+                throw new IllegalStateException("add a limit before its tag");
+            }
+            tags.set(tags.size() - 1, tag);
             return this;
         }
 

@@ -1,6 +1,7 @@
 package dev.ratelimit.redis;
 
 import dev.ratelimit.core.CountKey;
+import dev.ratelimit.core.CountState;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitDecision.Outcome;
@@ -61,6 +62,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
     private static final long TEST_EXPIRY_PADDING_MILLIS = 3_600_000L;
     private static final String ACQUIRE = "a";
     private static final String RELEASE = "r";
+    private static final String INSPECT = "i";
+    private static final String RESTART = "x";
     private static final int REPLY_FIELDS = 5;
     private static final State[] STATES = {State.SPENT, State.UNSPENT, State.REFUSED};
 
@@ -114,7 +117,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
             Bound bound = bound(request, i);
             PolicyArgs policy = bound.args(request.policy(i));
             keyArray[i] = keys.key(tag, bound.suffix);
-            args[3 + 4 * i] = bound.codes[request.kind(i).ordinal()];
+            args[3 + 4 * i] = bound.code(request.kind(i), request.tag(i), request.policy(i));
             args[4 + 4 * i] = policy.limit;
             args[5 + 4 * i] = policy.size;
             args[6 + 4 * i] = Long.toString((long) request.cost(i) * multiple);
@@ -160,6 +163,30 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
             }
         }
         return run(ScriptOutputType.INTEGER, keyArray, args);
+    }
+
+    /** One round trip: the script reads the count (re-sized as a request would find it) and writes nothing. */
+    @Override
+    public CompletionStage<CountState> inspect(String partition, RateLimitRequest request) {
+        Bound bound = bound(request, 0);
+        RateLimitPolicy policy = request.policy(0);
+        PolicyArgs args = bound.args(policy);
+        String[] keyArray = {keys.key(RedisKeys.tag(partition), bound.suffix)};
+        String[] argv = {INSPECT, now(), padding, bound.code(Kind.ACQUIRE, request.tag(0), policy), args.limit,
+                args.size, "1"};
+        return this.<List<Object>>run(ScriptOutputType.MULTI, keyArray, argv).thenApply(reply -> {
+            long reset = number(reply.get(1));
+            return new CountState(policy, (int) number(reply.get(0)), reset < 0 ? -1 : reset * NANOS_PER_MICRO,
+                    number(reply.get(2)));
+        });
+    }
+
+    /** Deletes the count's key: every instance finds it missing, as new. */
+    @Override
+    public CompletionStage<Void> restart(String partition, RateLimitRequest request) {
+        String[] keyArray = {keys.key(RedisKeys.tag(partition), bound(request, 0).suffix)};
+        return this.<Long>run(ScriptOutputType.INTEGER, keyArray, new String[] {RESTART, now(), padding})
+                .thenApply(deleted -> null);
     }
 
     private static boolean givesBack(RateLimitDecision decision, int i) {
@@ -251,6 +278,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
         final String suffix;
         final String[] codes;
         volatile PolicyArgs last;
+        /** The codes with the last sizing tag and window seen, by kind: live values change them rarely. */
+        private volatile TaggedCodes tagged;
 
         Bound(CountKey key) {
             this.key = key;
@@ -269,6 +298,20 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
                     case CHARGE -> "c";
                 };
             }
+        }
+
+        /** The script's code of one limit: algorithm, kind, sizing tag and window ({@code sa12345/60}). */
+        String code(Kind kind, int tag, RateLimitPolicy policy) {
+            TaggedCodes codes = tagged;
+            if (codes == null || codes.tag != tag || codes.window != policy.windowSeconds()) {
+                String[] all = new String[this.codes.length];
+                for (int i = 0; i < all.length; i++) {
+                    all[i] = this.codes[i] + tag + "/" + policy.windowSeconds();
+                }
+                codes = new TaggedCodes(tag, policy.windowSeconds(), all);
+                tagged = codes;
+            }
+            return codes.codes[kind.ordinal()];
         }
 
         PolicyArgs args(RateLimitPolicy policy) {
@@ -303,6 +346,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
                     : policy.windowSeconds() * MICROS_PER_STEP_SECOND;
             this.size = Long.toString(size);
         }
+    }
+
+    private record TaggedCodes(int tag, int window, String[] codes) {
     }
 
     /** Options of a {@link RedisRateLimitStore}; not thread-safe. */

@@ -8,21 +8,26 @@
 --           then S slots: the permits spent in step j at slot j % S, for newest - S < j <= newest; a permit
 --           of step j returns at anchor + (j + S) * step
 --   bucket  'b', tat, epoch, interval, limit (GCRA: full again at tat; epoch: when it last stopped being full)
+--   both end with the sizing tag of the request that sized them (live values; a value without one has tag 0):
+--   a request with another tag re-sizes the count first (see adopt)
 -- A count that holds nothing (a window whose permits have all returned, a full bucket) is as good as a
 -- missing one: the next request sizes it anew. So a count expires exactly when it comes to hold nothing
 -- (its newest permit's return; a bucket's tat), and that loses nothing.
 --
 -- KEYS[i]  the count of limit i; all in one hash slot (they share the partition's hash tag)
--- ARGV[1]  'a' (acquire) or 'r' (release)
+-- ARGV[1]  'a' (acquire), 'r' (release), 'i' (inspect: the count of KEYS[1], spending nothing) or
+--          'x' (restart: forget the count of KEYS[1])
 -- ARGV[2]  now; empty: the server's clock (a test passes its manual clock's reading instead)
 -- ARGV[3]  milliseconds added to every expiry (0 in production; a manual clock stands while real time passes)
 -- acquire: ARGV[4i .. 4i+3] for limit i: its code (algorithm s|t|b = sliding|strict|bucket, then kind
---          a|s|c = acquire|shadow|charge), permit limit, step (windows) or interval (bucket), permits
+--          a|s|c = acquire|shadow|charge, then the sizing tag and the window in seconds: 'sa12345/60'), permit
+--          limit, step (windows) or interval (bucket), permits
 --          Reply, five integers per limit: state (0 spent, 1 unspent, 2 refused); permits left;
 --          microseconds until the oldest permit returns / the bucket is full (-1: nothing spent);
 --          microseconds until the request could be allowed (0 unless refused); receipt (-1: none)
 -- release: ARGV[2i+2], ARGV[2i+3] for key i: the receipt and the permits to give back
 --          Reply: the permits given back
+-- inspect: ARGV[4 .. 7] as for acquire. Reply: permits left; reset as for acquire; permits in debt
 local floor, max, min = math.floor, math.max, math.min
 local spack, sunpack = struct.pack, struct.unpack
 
@@ -39,15 +44,17 @@ end
 local padding = tonumber(ARGV[3])
 local INT_MAX = 2147483647
 local CAP = 4503599627370496 -- 2^52 us (142 years): how far past now a bucket in debt may go
-local WINDOW = {[8] = '<c1Bdddddddddddd', [9] = '<c1Bddddddddddddd'}
-local WINDOW_BYTES = {[8] = 2 + 8 * 12, [9] = 2 + 8 * 13}
-local BUCKET = '<c1dddd'
-local BUCKET_BYTES = 1 + 8 * 4
+local WINDOW = {[8] = '<c1Bddddddddddddd', [9] = '<c1Bdddddddddddddd'}
+local WINDOW_BYTES = {[8] = 2 + 8 * 13, [9] = 2 + 8 * 14}
+local UNTAGGED_WINDOW = {[8] = '<c1Bdddddddddddd', [9] = '<c1Bddddddddddddd'}
+local BUCKET = '<c1ddddd'
+local BUCKET_BYTES = 1 + 8 * 5
+local UNTAGGED_BUCKET = '<c1dddd'
 
 -- windows: c = {S, a (anchor), s (step), l (limit), n (newest step), sum, [1 .. S] = slots}
 
-local function newWindow(steps, limit, step)
-  local c = {S = steps, a = now, s = step, l = limit, n = 0, sum = 0}
+local function newWindow(steps, limit, step, tag)
+  local c = {S = steps, a = now, s = step, l = limit, n = 0, sum = 0, tag = tag}
   for x = 1, steps do
     c[x] = 0
   end
@@ -57,11 +64,19 @@ end
 -- the window of a stored value (moved to now: steps that left it gave their permits back), or nil
 local function loadWindow(raw)
   local S = raw and string.byte(raw, 2)
-  if not S or string.byte(raw, 1) ~= 119 or #raw ~= (WINDOW_BYTES[S] or -1) then
+  if not S or string.byte(raw, 1) ~= 119 or not WINDOW[S] then
     return nil
   end
-  local c = {sunpack(WINDOW[S], raw)}
-  local w = {S = S, a = c[3], s = c[4], l = c[5], n = c[6], sum = 0}
+  local c
+  if #raw == WINDOW_BYTES[S] then
+    c = {sunpack(WINDOW[S], raw)}
+  elseif #raw == WINDOW_BYTES[S] - 8 then
+    c = {sunpack(UNTAGGED_WINDOW[S], raw)}
+    c[7 + S] = 0
+  else
+    return nil
+  end
+  local w = {S = S, a = c[3], s = c[4], l = c[5], n = c[6], sum = 0, tag = c[7 + S]}
   for x = 1, S do
     w[x] = c[6 + x]
     w.sum = w.sum + w[x]
@@ -108,18 +123,26 @@ local function saveWindow(key, c)
       break
     end
   end
-  redis.call('SET', key, spack(WINDOW[c.S], 'w', c.S, c.a, c.s, c.l, c.n, unpack(c, 1, c.S)),
+  local slots = {unpack(c, 1, c.S)}
+  slots[c.S + 1] = c.tag
+  redis.call('SET', key, spack(WINDOW[c.S], 'w', c.S, c.a, c.s, c.l, c.n, unpack(slots, 1, c.S + 1)),
     'PX', floor((idle - now + 999) / 1000) + padding)
 end
 
 -- buckets: c = {bucket = true, t (tat), e (epoch), i (interval), l (limit)}
 
 local function loadBucket(raw)
-  if not raw or #raw ~= BUCKET_BYTES or string.byte(raw, 1) ~= 98 then
+  if not raw or string.byte(raw, 1) ~= 98 then
     return nil
   end
-  local _, t, e, i, l = sunpack(BUCKET, raw)
-  return {bucket = true, t = t, e = e, i = i, l = l}
+  if #raw == BUCKET_BYTES then
+    local _, t, e, i, l, tag = sunpack(BUCKET, raw)
+    return {bucket = true, t = t, e = e, i = i, l = l, tag = tag}
+  elseif #raw == BUCKET_BYTES - 8 then
+    local _, t, e, i, l = sunpack(UNTAGGED_BUCKET, raw)
+    return {bucket = true, t = t, e = e, i = i, l = l, tag = 0}
+  end
+  return nil
 end
 
 local function saveBucket(key, c)
@@ -127,7 +150,7 @@ local function saveBucket(key, c)
     redis.call('DEL', key) -- full: holds nothing
     return
   end
-  redis.call('SET', key, spack(BUCKET, 'b', c.t, c.e, c.i, c.l), 'PX', floor((c.t - now + 999) / 1000) + padding)
+  redis.call('SET', key, spack(BUCKET, 'b', c.t, c.e, c.i, c.l, c.tag), 'PX', floor((c.t - now + 999) / 1000) + padding)
 end
 
 -- both ------------------------------------------------------------------------------------------------
@@ -222,28 +245,73 @@ end
 
 -- acquire ---------------------------------------------------------------------------------------------
 
-local counts = {}
-local all = true
-for k = 1, #KEYS do
+-- the count of KEYS[k] as a request of limit k finds it: re-sized first when the request's sizing tag is another
+-- (the same window: the new limit, permits spent kept; another window or algorithm: afresh), then sized by the
+-- request if it holds nothing
+local function load(k)
   local code = ARGV[4 * k]
   local algorithm = string.byte(code, 1)
+  local tag, window = string.match(code, '^..(%-?%d*)/?(%d*)$')
+  tag = tonumber(tag) or 0
+  window = tonumber(window) or 0
   local limit = tonumber(ARGV[4 * k + 1])
   local size = tonumber(ARGV[4 * k + 2])
   local raw = redis.call('GET', KEYS[k])
   local c
   if algorithm == 98 then -- b: a token bucket
     c = loadBucket(raw)
+    if c and c.tag ~= tag and c.t > now and not (c.l == limit and c.i == size) then
+      -- another limit over the same window keeps the share of the capacity out (as BucketCount.adopt)
+      local out = c.t - now
+      local b = {bucket = true, t = now, e = now, i = size, l = limit, tag = tag}
+      if floor((window * 1000000 + c.l - 1) / c.l) == c.i then
+        b.t = now + min(floor(out / c.i) * size + floor((out % c.i) * size / c.i), CAP)
+      end
+      c = b
+    end
     if not c or c.t <= now then
       -- missing or full (holds nothing): sized by this request; a new epoch begins
       c = {bucket = true, t = now, e = now, i = size, l = limit}
     end
   else
     c = loadWindow(raw)
+    if c and c.tag ~= tag then
+      if c.S ~= (algorithm == 116 and 9 or 8) or c.s ~= size then
+        c = nil -- another window: its steps mean nothing in the new one
+      else
+        c.l = limit
+      end
+    end
     if not c or c.sum == 0 then -- missing or empty: anchored now, sized by this request
-      c = newWindow(algorithm == 116 and 9 or 8, limit, size) -- t: a strict window
+      c = newWindow(algorithm == 116 and 9 or 8, limit, size, tag) -- t: a strict window
     end
   end
+  c.tag = tag
   c.kind = string.byte(code, 2) -- a 97, s 115, c 99
+  return c
+end
+
+if ARGV[1] == 'x' then
+  redis.call('DEL', KEYS[1])
+  return 0
+end
+
+if ARGV[1] == 'i' then
+  local c = load(1)
+  local debt
+  if c.bucket then
+    local over = c.t - now - c.l * c.i
+    debt = over > 0 and floor((over + c.i - 1) / c.i) or 0
+  else
+    debt = max(0, c.sum - c.l)
+  end
+  return {remaining(c), reset(c), debt}
+end
+
+local counts = {}
+local all = true
+for k = 1, #KEYS do
+  local c = load(k)
   c.permits = tonumber(ARGV[4 * k + 3])
   if c.kind == 97 then
     all = all and has(c, c.permits)
