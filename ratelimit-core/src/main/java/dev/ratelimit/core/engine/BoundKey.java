@@ -19,20 +19,43 @@ final class BoundKey {
     final String firstWhere;
     final ShadowLog shadow;
     private final Counter[] counters;
+    /** The sizing tag of its counts in the configuration it was bound with ({@link dev.ratelimit.core.RateLimitRequest#tag}). */
+    final int tag;
+    /** The partitions its limit name refused most (every plan together); touched by a refusal only. */
+    final RefusalSummary refusals;
 
     BoundKey(CountKey key, Object handle, RateLimitMode mode, String firstWhere, ShadowLog shadow,
              RateLimitMetrics metrics) {
+        this(key, handle, mode, firstWhere, shadow, counters(key, metrics), 0,
+                new RefusalSummary(RefusalSummary.DEFAULT_CAPACITY));
+    }
+
+    /** Bound again with live values: the counters and the summary of the name stay those bound first. */
+    BoundKey(CountKey key, Object handle, RateLimitMode mode, String firstWhere, ShadowLog shadow, Counter[] counters,
+             int tag, RefusalSummary refusals) {
         this.key = key;
         this.handle = handle;
         this.mode = mode;
         this.firstWhere = firstWhere;
         this.shadow = shadow;
+        this.counters = counters;
+        this.tag = tag;
+        this.refusals = refusals;
+    }
+
+    /** The metric counters of (name, plan), by outcome: looked up once. */
+    static Counter[] counters(CountKey key, RateLimitMetrics metrics) {
         Outcome[] outcomes = Outcome.values();
-        this.counters = new Counter[outcomes.length];
+        Counter[] counters = new Counter[outcomes.length];
         String plan = key.plan() == null ? RateLimitMetrics.NO_PLAN : key.plan();
         for (Outcome outcome : outcomes) {
             counters[outcome.ordinal()] = metrics.requests(key.name(), outcome, plan);
         }
+        return counters;
+    }
+
+    Counter[] counters() {
+        return counters;
     }
 
     void count(Outcome outcome) {
