@@ -5,7 +5,8 @@ import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.core.CountState;
 import dev.ratelimit.core.RateLimitStoreException;
 import dev.ratelimit.core.config.AdminSettings;
-import jakarta.enterprise.inject.spi.CDI;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -22,6 +23,7 @@ import java.security.Principal;
  * {@code ratelimit.admin.role} 403; no limit counts these requests ({@code RateLimitFeature} binds nothing here).
  * JSON bodies, errors as RFC 9457 problems; every answer is in the OpenAPI document (ratelimit-openapi adds it).
  */
+@ApplicationScoped
 @Path(AdminSettings.INTERNAL_PATH)
 public class AdminResource {
 
@@ -29,26 +31,30 @@ public class AdminResource {
     private static final String PROBLEM = "application/problem+json";
     private static final int MAX_TOP = 100;
 
-    @Context
-    SecurityContext security;
+    // injected, not looked up: a container that removes unused beans (Quarkus) keeps what is injected
+    @Inject
+    RateLimitAdmin admin;
+
+    @Inject
+    RateLimitRuntime runtime;
 
     @GET
     @Path("limits")
-    public Response limits() {
-        Response denied = denied();
-        return denied != null ? denied : ok(AdminJson.limits(admin().limits()));
+    public Response limits(@Context SecurityContext security) {
+        Response denied = denied(security);
+        return denied != null ? denied : ok(AdminJson.limits(admin.limits()));
     }
 
     @GET
     @Path("limits/{name}/partitions/{partition}")
     public Response count(@PathParam("name") String name, @PathParam("partition") String partition,
-                          @QueryParam("plan") String plan) {
-        Response denied = denied();
+                          @QueryParam("plan") String plan, @Context SecurityContext security) {
+        Response denied = denied(security);
         if (denied != null) {
             return denied;
         }
         try {
-            CountState state = admin().count(name, partition, blankToNull(plan));
+            CountState state = admin.count(name, partition, blankToNull(plan));
             return ok(AdminJson.count(name, partition, blankToNull(plan), state));
         } catch (IllegalArgumentException e) {
             return problem(404, "Not Found", e.getMessage());
@@ -60,14 +66,14 @@ public class AdminResource {
     @DELETE
     @Path("limits/{name}/partitions/{partition}")
     public Response reset(@PathParam("name") String name, @PathParam("partition") String partition,
-                          @QueryParam("plan") String plan) {
-        Response denied = denied();
+                          @QueryParam("plan") String plan, @Context SecurityContext security) {
+        Response denied = denied(security);
         if (denied != null) {
             return denied;
         }
         try {
             Principal caller = security.getUserPrincipal();
-            admin().reset(name, partition, blankToNull(plan), "\"" + caller.getName() + "\" over HTTP");
+            admin.reset(name, partition, blankToNull(plan), "\"" + caller.getName() + "\" over HTTP");
             return Response.noContent().build();
         } catch (IllegalArgumentException e) {
             return problem(404, "Not Found", e.getMessage());
@@ -78,8 +84,9 @@ public class AdminResource {
 
     @GET
     @Path("limits/{name}/refused")
-    public Response refused(@PathParam("name") String name, @QueryParam("top") String top) {
-        Response denied = denied();
+    public Response refused(@PathParam("name") String name, @QueryParam("top") String top,
+                            @Context SecurityContext security) {
+        Response denied = denied(security);
         if (denied != null) {
             return denied;
         }
@@ -94,7 +101,7 @@ public class AdminResource {
                     + top + "\"");
         }
         try {
-            return ok(AdminJson.refused(name, admin().refused(name, n)));
+            return ok(AdminJson.refused(name, admin.refused(name, n)));
         } catch (IllegalArgumentException e) {
             return problem(404, "Not Found", e.getMessage());
         }
@@ -104,8 +111,8 @@ public class AdminResource {
      * 404 when the admin resource is off; 401 without a caller, 403 without the role; else null. (A request that
      * names this class's path itself never gets here: {@link AdminPathFilter} answers it with 404.)
      */
-    private Response denied() {
-        AdminSettings settings = runtime().adminSettings();
+    private Response denied(SecurityContext security) {
+        AdminSettings settings = runtime.adminSettings();
         if (!settings.enabled()) {
             return problem(404, "Not Found", "nothing is served here");
         }
@@ -130,13 +137,5 @@ public class AdminResource {
 
     private static String blankToNull(String value) {
         return value == null || value.isBlank() ? null : value.strip();
-    }
-
-    private static RateLimitRuntime runtime() {
-        return CDI.current().select(RateLimitRuntime.class).get();
-    }
-
-    private static RateLimitAdmin admin() {
-        return CDI.current().select(RateLimitAdmin.class).get();
     }
 }
