@@ -47,6 +47,8 @@ public final class LimitBinder {
     /** The origin of the global limit's declaration ({@code ratelimit.global.*}). */
     static final String GLOBAL_ORIGIN = "ratelimit.global.*";
 
+    /** The engine binding through this binder (a request's ledger reaches it through the configuration it read). */
+    private final RateLimitEngine engine;
     private final RateLimitSettings settings;
     private final GuardedStore store;
     private final RateLimitMetrics metrics;
@@ -73,15 +75,16 @@ public final class LimitBinder {
     /** The configuration in force, with every call site bound in it: written under this, read by every request. */
     private volatile LiveLimits live;
 
-    LimitBinder(RateLimitSettings settings, GuardedStore store, RateLimitMetrics metrics, LongSupplier clock,
-                boolean refreshing, RateLimitPlanResolver customResolver) {
+    LimitBinder(RateLimitEngine engine, RateLimitSettings settings, GuardedStore store, RateLimitMetrics metrics,
+                LongSupplier clock, boolean refreshing, RateLimitPlanResolver customResolver) {
+        this.engine = engine;
         this.settings = settings;
         this.store = store;
         this.metrics = metrics;
         this.clock = clock;
         this.refreshing = refreshing && settings.enabled();
         this.customResolver = customResolver;
-        this.live = new LiveLimits(0, settings, new PlanIndex(settings.plans()), roles(settings),
+        this.live = new LiveLimits(engine, 0, settings, new PlanIndex(settings.plans()), roles(settings),
                 new LiveLimits.Site[0], Map.of());
     }
 
@@ -330,7 +333,7 @@ public final class LimitBinder {
                         limits.where(), keys);
             }
         }
-        return new LiveLimits(live.generation + 1, next, plans, roles(next), bound, keys);
+        return new LiveLimits(engine, live.generation + 1, next, plans, roles(next), bound, keys);
     }
 
     private RateLimitPlanResolver roles(RateLimitSettings settings) {

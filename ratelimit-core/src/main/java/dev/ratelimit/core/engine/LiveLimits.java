@@ -16,6 +16,8 @@ import java.util.Map;
  */
 final class LiveLimits {
 
+    /** The engine whose configuration this is. */
+    final RateLimitEngine engine;
     final long generation;
     final RateLimitSettings settings;
     final PlanIndex plans;
@@ -25,8 +27,9 @@ final class LiveLimits {
     /** Every (name, plan) bound, by {@code name} or {@code name/plan}. */
     final Map<String, BoundKey> keys;
 
-    LiveLimits(long generation, RateLimitSettings settings, PlanIndex plans, RateLimitPlanResolver roles, Site[] sites,
+    LiveLimits(RateLimitEngine engine, long generation, RateLimitSettings settings, PlanIndex plans, RateLimitPlanResolver roles, Site[] sites,
                Map<String, BoundKey> keys) {
+        this.engine = engine;
         this.generation = generation;
         this.settings = settings;
         this.plans = plans;
@@ -39,7 +42,7 @@ final class LiveLimits {
     LiveLimits with(Site site, Map<String, BoundKey> keys) {
         Site[] more = java.util.Arrays.copyOf(sites, sites.length + 1);
         more[sites.length] = site;
-        return new LiveLimits(generation, settings, plans, roles, more, keys);
+        return new LiveLimits(engine, generation, settings, plans, roles, more, keys);
     }
 
     /** True when counts are kept per plan (plans exist: SPEC 13), so a caller's plan is needed before deciding. */

@@ -56,7 +56,7 @@ public final class RateLimitEngine {
                 settings.maxTrackedPartitions(), b.clock, b.metrics);
         this.atOnce = store.answersAtOnce();
         this.allowOnFailure = settings.onFailure() == OnFailure.ALLOW;
-        this.binder = new LimitBinder(settings, store, b.metrics, b.clock, b.refreshing, b.planResolver);
+        this.binder = new LimitBinder(this, settings, store, b.metrics, b.clock, b.refreshing, b.planResolver);
         if (settings.enabled() && b.metrics.isEnabled()) {
             b.store.register(b.metrics);
         }
@@ -127,12 +127,12 @@ public final class RateLimitEngine {
         if (partition == null) {
             throw new IllegalStateException("ratelimit: the partitioner " + partitioner + " answered null");
         }
-        return new RequestLedger(this, binder.live(), caller, partition, resourceMethod);
+        return new RequestLedger(binder.live(), caller, partition, resourceMethod);
     }
 
     /** A ledger for a call with an explicit partition and no caller (no plan). */
     public RequestLedger ledger(String partition) {
-        return new RequestLedger(this, binder.live(), null, Objects.requireNonNull(partition, "partition"), null);
+        return new RequestLedger(binder.live(), null, Objects.requireNonNull(partition, "partition"), null);
     }
 
     /**

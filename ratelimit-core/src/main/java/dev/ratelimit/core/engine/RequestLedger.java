@@ -25,8 +25,7 @@ import java.util.List;
  */
 public final class RequestLedger {
 
-    private final RateLimitEngine engine;
-    /** The configuration this request decides in, read once (live values: SPEC 19). */
+    /** The configuration this request decides in, read once (live values: SPEC 19); its engine is this request's. */
     private final LiveLimits live;
     private final RateLimitCaller caller;
     private final String partition;
@@ -46,9 +45,7 @@ public final class RequestLedger {
     private int refusal = -1; // the index of the first refusing decision
     private boolean released;
 
-    RequestLedger(RateLimitEngine engine, LiveLimits live, RateLimitCaller caller, String partition,
-                  Method resourceMethod) {
-        this.engine = engine;
+    RequestLedger(LiveLimits live, RateLimitCaller caller, String partition, Method resourceMethod) {
         this.live = live;
         this.caller = caller;
         this.partition = partition;
@@ -73,14 +70,14 @@ public final class RequestLedger {
     /** The caller's plan index (0: no plan), resolved on first use. */
     synchronized int plan() {
         if (plan < 0) {
-            plan = engine.planOf(live, caller);
+            plan = live.engine.planOf(live, caller);
         }
         return plan;
     }
 
     /** The caller's plan, null for none; resolves it if no limit has yet. */
     public String planName() {
-        return engine.planName(live, plan());
+        return live.engine.planName(live, plan());
     }
 
     /** Claims a call site for this request: false when it was decided already (a container that binds a filter twice). */

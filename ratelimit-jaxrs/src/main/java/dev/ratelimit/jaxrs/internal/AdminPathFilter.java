@@ -9,7 +9,6 @@ import jakarta.ws.rs.container.PreMatching;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import jakarta.ws.rs.ext.Provider;
-import java.net.URI;
 
 /**
  * Serves the admin resource (SPEC 19) at {@code ratelimit.admin.path}: before matching, a request under that path
@@ -44,7 +43,8 @@ public class AdminPathFilter implements ContainerRequestFilter {
         String rest = path.substring(admin.path().length());
         String target = (base.endsWith("/") ? base.substring(0, base.length() - 1) : base) + AdminSettings.INTERNAL_PATH + rest;
         String query = uri.getRequestUri().getRawQuery();
-        request.setRequestUri(uri.getBaseUri(), URI.create(target + (query == null ? "" : "?" + query)));
+        // absolute, as the request's own: some runtimes do not resolve a path-only URI against the base
+        request.setRequestUri(uri.getBaseUri(), uri.getRequestUri().resolve(target + (query == null ? "" : "?" + query)));
     }
 
     private static String strip(String path) {
