@@ -20,14 +20,20 @@ import jakarta.ws.rs.ext.Provider;
 @PreMatching
 public class AdminPathFilter implements ContainerRequestFilter {
 
-    private volatile AdminSettings settings;
+    /** Read at most once per deployment; a record, so a racy read sees it whole (a second lookup at worst). */
+    private AdminSettings settings;
 
     @Override
     public void filter(ContainerRequestContext request) {
         UriInfo uri = request.getUriInfo();
-        String base = uri.getBaseUri().getRawPath();
         String full = uri.getRequestUri().getRawPath();
-        if (full == null || base == null || !full.startsWith(base.endsWith("/") ? base.substring(0, base.length() - 1) : base)) {
+        AdminSettings admin = settings();
+        // every request passes here: one look at the path, no allocation, unless it may be the admin API's
+        if (full == null || (!full.contains(AdminSettings.INTERNAL_PATH) && !(admin.enabled() && full.contains(admin.path())))) {
+            return;
+        }
+        String base = uri.getBaseUri().getRawPath();
+        if (base == null || !full.startsWith(base.endsWith("/") ? base.substring(0, base.length() - 1) : base)) {
             return;
         }
         String path = "/" + strip(full.substring(base.length() - (base.endsWith("/") ? 1 : 0)));
@@ -36,7 +42,6 @@ public class AdminPathFilter implements ContainerRequestFilter {
                     .entity(AdminJson.problem(404, "Not Found", "nothing is served at " + path)).build());
             return;
         }
-        AdminSettings admin = settings();
         if (!admin.enabled() || !under(path, admin.path())) {
             return;
         }
