@@ -1,8 +1,12 @@
 package dev.ratelimit.cdi;
 
+import dev.ratelimit.core.config.AdminSettings;
+import dev.ratelimit.core.config.LimitsFile;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.config.SettingsSource;
+import dev.ratelimit.core.engine.LiveValues;
 import dev.ratelimit.core.testing.ManualClock;
+import java.nio.file.Path;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Optional;
@@ -21,10 +25,20 @@ public class RateLimitConfiguration {
     private RateLimitSettings settings;
     private LongSupplier clock;
     private ManualClock manualClock;
+    private SettingsSource base;
+    private Path limitsFile;
+    private int refreshSeconds;
+    private LiveValues.Startup startup;
+    private AdminSettings admin;
 
     @PostConstruct
     void load() {
-        settings = RateLimitSettings.load(source(ConfigProvider.getConfig(RateLimitConfiguration.class.getClassLoader())));
+        base = source(ConfigProvider.getConfig(RateLimitConfiguration.class.getClassLoader()));
+        limitsFile = LimitsFile.path(base);
+        refreshSeconds = LimitsFile.refreshSeconds(base, limitsFile);
+        admin = AdminSettings.load(base);
+        startup = LiveValues.startup(base, limitsFile);
+        settings = RateLimitSettings.load(startup.source());
         if (settings.manualClock()) {
             manualClock = new ManualClock();
             clock = manualClock;
@@ -48,8 +62,43 @@ public class RateLimitConfiguration {
         };
     }
 
+    /** The settings the application started with: {@code ratelimit.limits-file}'s values over MicroProfile Config. */
     public RateLimitSettings settings() {
         return settings;
+    }
+
+    /** MicroProfile Config, read again by live values (SPEC 19). */
+    public SettingsSource base() {
+        return base;
+    }
+
+    /** What {@link #settings()} was read from, for live values. */
+    public LiveValues.Startup startup() {
+        return startup;
+    }
+
+    /** {@code ratelimit.limits-file}, or null. */
+    public Path limitsFile() {
+        return limitsFile;
+    }
+
+    /** {@code ratelimit.refresh-seconds}: 0 (read once), or how often live values are read again. */
+    public int refreshSeconds() {
+        return refreshSeconds;
+    }
+
+    /** {@code ratelimit.admin.*}. */
+    public AdminSettings admin() {
+        return admin;
+    }
+
+    /**
+     * The configuration as the OpenAPI filter reads it each time it runs: {@code ratelimit.limits-file}'s values over
+     * {@code config}'s.
+     */
+    public static SettingsSource withLimitsFile(Config config) {
+        SettingsSource mp = source(config);
+        return LiveValues.startup(mp, LimitsFile.path(mp)).source();
     }
 
     /** The clock of the counts, in nanoseconds. */

@@ -1,5 +1,6 @@
 package dev.ratelimit.cdi;
 
+import dev.ratelimit.core.config.AdminSettings;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.RateLimitEngine;
 
@@ -14,8 +15,11 @@ public interface RateLimitRuntime {
     /** The one request path, and its binder. */
     RateLimitEngine engine();
 
-    /** The validated settings. */
+    /** The validated settings the application started with (those in force: {@code engine().liveSettings()}). */
     RateLimitSettings settings();
+
+    /** {@code ratelimit.admin.*}: whether, where and for whom the admin HTTP resource is served (SPEC 19). */
+    AdminSettings adminSettings();
 
     /** Where the interceptor and the programmatic API find the request's ledger; the filters publish it there. */
     RequestLedgers ledgers();

@@ -42,12 +42,14 @@ public final class RateLimitRequest {
     private final long[] maxWaitNanos;
     private final boolean waits;
     private final int[] lockOrder;
+    private final int[] tags;
     // limit 0 once more, outside the arrays: a store deciding a request of one limit reads it one reference sooner
     private final int size;
     private final Object handle0;
     private final RateLimitPolicy policy0;
     private final int cost0;
     private final Kind kind0;
+    private final int tag0;
 
     private RateLimitRequest(Builder b) {
         int n = b.keys.size();
@@ -78,6 +80,11 @@ public final class RateLimitRequest {
         this.policy0 = policies[0];
         this.cost0 = costs[0];
         this.kind0 = kinds[0];
+        this.tags = new int[n];
+        for (int i = 0; i < n; i++) {
+            tags[i] = b.tags.get(i);
+        }
+        this.tag0 = tags[0];
     }
 
     /** A request of one limit. */
@@ -109,7 +116,6 @@ public final class RateLimitRequest {
         return i == 0 ? policy0 : policies[i];
     }
 
-    /** Permits one call spends from limit {@code i}, {@code >= 1}. */
     /**
      * How long a call may wait for limit {@code i}'s permits (SPEC 20), in nanoseconds: 0 (the default) refuses at
      * once when they are not there; more reserves them when they will exist within that time.
@@ -123,6 +129,7 @@ public final class RateLimitRequest {
         return waits;
     }
 
+    /** Permits one call spends from limit {@code i}, {@code >= 1}. */
     public int cost(int i) {
         return i == 0 ? cost0 : costs[i];
     }
@@ -130,6 +137,18 @@ public final class RateLimitRequest {
     /** How limit {@code i} spends. */
     public Kind kind(int i) {
         return i == 0 ? kind0 : kinds[i];
+    }
+
+    /**
+     * The sizing tag of limit {@code i} (SPEC 19, live values): a number that changes whenever the configuration
+     * changes the size of its counts (permit limit, window, algorithm). A count remembers the tag of the request
+     * that sized it; a request with another tag re-sizes it before deciding: a new permit limit is adopted with
+     * the permits spent kept, a new window or algorithm starts the count afresh. Within one tag a count keeps the
+     * size of the request that created it (SPEC 3). Equal on every instance with the same configuration (a shared
+     * store compares tags of several JVMs); 0 by default.
+     */
+    public int tag(int i) {
+        return i == 0 ? tag0 : tags[i];
     }
 
     /**
@@ -172,6 +191,7 @@ public final class RateLimitRequest {
         private final List<Integer> costs = new ArrayList<>(4);
         private final List<Kind> kinds = new ArrayList<>(4);
         private final List<Long> maxWaits = new ArrayList<>(4);
+        private final List<Integer> tags = new ArrayList<>(4);
 
         private Builder() {
         }
@@ -227,6 +247,16 @@ public final class RateLimitRequest {
             costs.add(cost);
             kinds.add(kind);
             maxWaits.add(maxWaitNanos);
+            tags.add(0);
+            return this;
+        }
+
+        /** Sets the {@linkplain RateLimitRequest#tag sizing tag} of the limit added last. */
+        public Builder tag(int tag) {
+            if (keys.isEmpty()) {
+                throw new IllegalStateException("add a limit before its tag");
+            }
+            tags.set(tags.size() - 1, tag);
             return this;
         }
 

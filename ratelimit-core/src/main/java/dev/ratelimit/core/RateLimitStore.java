@@ -91,6 +91,29 @@ public interface RateLimitStore {
     }
 
     /**
+     * Reads the count of the request's first limit in {@code partition} without spending from it (SPEC 19, the
+     * admin API): what a request of that limit would find, re-sized as it would be
+     * ({@link RateLimitRequest#tag}); a count that does not exist or holds nothing is
+     * {@linkplain CountState#untouched untouched}. Never blocks.
+     *
+     * @throws UnsupportedOperationException by default: a store of an application that predates the admin API
+     */
+    default CompletionStage<CountState> inspect(String partition, RateLimitRequest request) {
+        throw new UnsupportedOperationException("ratelimit: the store " + this + " cannot read a count without spending");
+    }
+
+    /**
+     * Starts the count of the request's first limit in {@code partition} afresh: the caller gets every permit back,
+     * debt included (SPEC 19, the admin API). A shared store does it for every instance. Permits of a request in
+     * flight may be given back to the new count's advantage, never to its cost. Never blocks.
+     *
+     * @throws UnsupportedOperationException by default: a store of an application that predates the admin API
+     */
+    default CompletionStage<Void> restart(String partition, RateLimitRequest request) {
+        throw new UnsupportedOperationException("ratelimit: the store " + this + " cannot start a count afresh");
+    }
+
+    /**
      * Called once, when the engine is built with metrics: a store that keeps counts in this JVM reports how many
      * ({@link RateLimitMetrics#counts}, the {@code ratelimit.counts} gauge). Default: nothing to report.
      */

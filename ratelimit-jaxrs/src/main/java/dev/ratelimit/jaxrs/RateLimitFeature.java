@@ -6,6 +6,7 @@ import dev.ratelimit.cdi.ResolvedLimits;
 import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.LimitBinder;
+import dev.ratelimit.jaxrs.internal.AdminResource;
 import dev.ratelimit.jaxrs.internal.ApplicationLocator;
 import dev.ratelimit.jaxrs.internal.DecidingFilter;
 import dev.ratelimit.jaxrs.internal.DeferredRefusalFilter;
@@ -48,8 +49,9 @@ public class RateLimitFeature implements DynamicFeature {
     public void configure(ResourceInfo resourceInfo, FeatureContext context) {
         Class<?> resourceClass = resourceInfo.getResourceClass();
         Method method = resourceInfo.getResourceMethod();
-        if (resourceClass == null || method == null || resourceClass.getName().startsWith("org.glassfish.jersey.")) {
-            return;
+        if (resourceClass == null || method == null || resourceClass.getName().startsWith("org.glassfish.jersey.")
+                || LimitResolver.userClass(resourceClass) == AdminResource.class) {
+            return; // the admin API (SPEC 19) is counted by no limit: an operator must get in during an incident
         }
         Deployment d = deployment();
         if (!d.runtime.settings().enabled()) {
@@ -58,8 +60,10 @@ public class RateLimitFeature implements DynamicFeature {
         ResolvedLimits limits = LimitResolver.forResourceMethod(d.runtime.settings(), d.moduleClass,
                 LimitResolver.userClass(resourceClass), method);
         LimitBinder binder = d.runtime.engine().binder();
-        BoundLimits transport = binder.bindOncePerRequest(limits.where(), limits.declared(RateLimitScope.TRANSPORT));
-        BoundLimits principal = binder.bindOncePerRequest(limits.where(), limits.declared(RateLimitScope.PRINCIPAL));
+        BoundLimits transport = binder.bindResourceMethod(limits.where(), limits.declared(RateLimitScope.TRANSPORT),
+                RateLimitScope.TRANSPORT);
+        BoundLimits principal = binder.bindResourceMethod(limits.where(), limits.declared(RateLimitScope.PRINCIPAL),
+                RateLimitScope.PRINCIPAL);
         // bound even without TRANSPORT limits: it makes the request's ledger, which bean limits and the
         // programmatic API join
         context.register(DecidingFilter.of(RateLimitScope.TRANSPORT, d.runtime, method, transport), TRANSPORT_PRIORITY);

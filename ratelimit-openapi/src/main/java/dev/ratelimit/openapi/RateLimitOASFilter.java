@@ -2,7 +2,9 @@ package dev.ratelimit.openapi;
 
 import dev.ratelimit.cdi.RateLimitConfiguration;
 import dev.ratelimit.cdi.ResolvedLimit;
+import dev.ratelimit.core.config.AdminSettings;
 import dev.ratelimit.core.config.RateLimitSettings;
+import dev.ratelimit.openapi.internal.document.AdminDocumentation;
 import dev.ratelimit.openapi.internal.check.IndexCheck;
 import dev.ratelimit.openapi.internal.document.EffectiveLimit;
 import dev.ratelimit.openapi.internal.document.LimitDocumentation;
@@ -72,6 +74,7 @@ public class RateLimitOASFilter implements OASFilter {
     @Override
     public void filterOpenAPI(OpenAPI openAPI) {
         RateLimitSettings settings = settings();
+        AdminDocumentation.document(openAPI, admin());
         if (!settings.enabled()) {
             LOG.log(Level.DEBUG, "ratelimit-openapi: ratelimit.enabled=false, so the OpenAPI document shows no rate limits");
             return;
@@ -104,7 +107,16 @@ public class RateLimitOASFilter implements OASFilter {
                     + "shows the limits as declared, without configuration overrides");
             return NO_CONFIGURATION;
         }
-        return RateLimitSettings.load(RateLimitConfiguration.source(config));
+        return RateLimitSettings.load(RateLimitConfiguration.withLimitsFile(config));
+    }
+
+    /** {@code ratelimit.admin.*}: the admin API is documented where it is served (SPEC 19). */
+    private static AdminSettings admin() {
+        try {
+            return AdminSettings.load(RateLimitConfiguration.source(ConfigProvider.getConfig()));
+        } catch (IllegalStateException | LinkageError e) {
+            return new AdminSettings(false, null, AdminSettings.DEFAULT_PATH);
+        }
     }
 
     /** Documents the limited operations of {@code openAPI} as {@code index} declares them, without configuration. */

@@ -1,6 +1,7 @@
 package dev.ratelimit.redis;
 
 import dev.ratelimit.core.CountKey;
+import dev.ratelimit.core.CountState;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitDecision.Outcome;
@@ -28,14 +29,17 @@ import java.util.function.LongSupplier;
 /**
  * Counts in Redis, so that every instance of an application spends from one shared count (SPEC 7), with
  * exactly the semantics of {@link InProcessRateLimitStore}, for every algorithm, any number of permits, debt,
- * shadow limits, limits that wait for their permits and counts per application (SPEC 15, 17, 20): the same
- * decisions, to the microsecond (this store's resolution).
+ * shadow limits, live values, limits that wait for their permits and counts per application (SPEC 15, 17, 19,
+ * 20): the same decisions, to the microsecond (this store's resolution).
  *
  * <p>One call is one round trip: one Lua script ({@code EVALSHA}; {@code EVAL} only when Redis does not know
  * it yet) reads the server's clock, brings every count of the request up to date, decides them all
  * together (reserving permits at the instant the call goes, for limits that may wait), spends, and sets each
  * count it wrote to expire when it comes to hold nothing (its last permit's return, reserved ones included; a
- * full bucket), so that expiry loses nothing. A give-back is one call of the same script.
+ * full bucket), so that expiry loses nothing. A give-back is one call of the same script, and so are the admin
+ * API's reading of a count ({@link #inspect}) and starting it afresh ({@link #restart}). Each count remembers the
+ * sizing tag of the request that sized it ({@link RateLimitRequest#tag}, live values): a request with another
+ * tag re-sizes it first, in the same script call, as the in-process store does.
  * Keys: see {@link RedisKeys}; all counts of one partition share one Redis Cluster slot.
  *
  * <p>Redis Cluster: a request that mixes counts per application (one count for every caller, under the partition
@@ -75,6 +79,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
     /** Decide only: the script's acquire, spending nothing (a part of a split request that cannot go). */
     private static final String DECIDE = "d";
     private static final String RELEASE = "r";
+    private static final String INSPECT = "i";
+    private static final String RESTART = "x";
     private static final int HEADER_FIELDS = 4;
     private static final int LIMIT_FIELDS = 6;
     private static final int REPLY_FIELDS = 6;
@@ -158,7 +164,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
             long maxWait = request.maxWaitNanos(i);
             int at = HEADER_FIELDS + LIMIT_FIELDS * k;
             keyArray[k] = keys.key(tags[i], bound.suffix);
-            args[at] = bound.codes[request.kind(i).ordinal()];
+            args[at] = bound.code(request.kind(i), request.tag(i), request.policy(i));
             args[at + 1] = policy.limit;
             args[at + 2] = policy.size;
             args[at + 3] = Long.toString((long) request.cost(i) * multiple);
@@ -232,6 +238,38 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
     }
 
     /**
+     * One round trip: the script reads the count of the request's first limit (re-sized as a request would find
+     * it) and writes nothing. The script's acquire arguments, of one limit that spends one permit, may not wait and
+     * gives nothing back.
+     */
+    @Override
+    public CompletionStage<CountState> inspect(String partition, RateLimitRequest request) {
+        Bound bound = bound(request, 0);
+        RateLimitPolicy policy = request.policy(0);
+        PolicyArgs args = bound.args(policy);
+        String[] keyArray = {keys.key(tag(partition, bound), bound.suffix)};
+        String[] argv = {INSPECT, now(), padding, "0",
+                bound.code(Kind.ACQUIRE, request.tag(0), policy), args.limit, args.size, "1", "0", ""};
+        return this.<List<Object>>run(ScriptOutputType.MULTI, keyArray, argv).thenApply(reply -> {
+            if (reply == null || reply.size() != 3) {
+                throw new IllegalStateException("ratelimit: unexpected reply from " + Script.COUNTS.name() + ": " + reply);
+            }
+            long reset = number(reply.get(1));
+            return new CountState(policy, (int) number(reply.get(0)), reset < 0 ? -1 : reset * NANOS_PER_MICRO,
+                    number(reply.get(2)));
+        });
+    }
+
+    /** Deletes the count's key: every instance finds it missing, as new. */
+    @Override
+    public CompletionStage<Void> restart(String partition, RateLimitRequest request) {
+        Bound bound = bound(request, 0);
+        String[] keyArray = {keys.key(tag(partition, bound), bound.suffix)};
+        return this.<Long>run(ScriptOutputType.INTEGER, keyArray, new String[] {RESTART, now(), padding})
+                .thenApply(deleted -> null);
+    }
+
+    /**
      * The hash tag of each limit's count: the partition's, or for a count per application {@link
      * RedisKeys#APPLICATION_TAG}.
      */
@@ -250,6 +288,11 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
             }
         }
         return tags;
+    }
+
+    /** The hash tag of one count: the partition's, or for a count per application {@link RedisKeys#APPLICATION_TAG}. */
+    private static String tag(String partition, Bound bound) {
+        return bound.key.perApplication() ? RedisKeys.APPLICATION_TAG : RedisKeys.tag(partition);
     }
 
     /** True when the counts of {@code limits[0 .. n)} (null: the first n limits) share one tag, so one slot. */
@@ -351,13 +394,16 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
     /**
      * The store's handle on the counts of one {@link CountKey}: the end of their keys and the script's code
      * of their algorithm for each kind, made once at deployment. Immutable but for {@code last}, a cache of
-     * the arguments of the last policy seen (limits sharing a name may differ in size), replaced whole.
+     * the arguments of the last policy seen (limits sharing a name may differ in size), and {@code tagged}, the
+     * codes with the last sizing tag and window seen; each replaced whole.
      */
     private static final class Bound {
         final CountKey key;
         final String suffix;
         final String[] codes;
         volatile PolicyArgs last;
+        /** The codes with the last sizing tag and window seen, by kind: live values change them rarely. */
+        private volatile TaggedCodes tagged;
 
         Bound(CountKey key) {
             this.key = key;
@@ -376,6 +422,20 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
                     case CHARGE -> "c";
                 };
             }
+        }
+
+        /** The script's code of one limit: algorithm, kind, sizing tag and window ({@code sa12345/60}). */
+        String code(Kind kind, int tag, RateLimitPolicy policy) {
+            TaggedCodes codes = tagged;
+            if (codes == null || codes.tag != tag || codes.window != policy.windowSeconds()) {
+                String[] all = new String[this.codes.length];
+                for (int i = 0; i < all.length; i++) {
+                    all[i] = this.codes[i] + tag + "/" + policy.windowSeconds();
+                }
+                codes = new TaggedCodes(tag, policy.windowSeconds(), all);
+                tagged = codes;
+            }
+            return codes.codes[kind.ordinal()];
         }
 
         PolicyArgs args(RateLimitPolicy policy) {
@@ -410,6 +470,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
                     : policy.windowSeconds() * MICROS_PER_STEP_SECOND;
             this.size = Long.toString(size);
         }
+    }
+
+    private record TaggedCodes(int tag, int window, String[] codes) {
     }
 
     /** Options of a {@link RedisRateLimitStore}; not thread-safe. */

@@ -189,6 +189,29 @@ class OpenApiResponsesTest extends TckTestBase {
     }
 
     @Test
+    void theAdminApiAnswersAsDocumented() {
+        String limits = AdminTest.ADMIN + "/limits";
+        String count = AdminTest.ADMIN + "/limits/{name}/partitions/{partition}";
+        String refused = AdminTest.ADMIN + "/limits/{name}/refused";
+        String key = "X-Api-Key:" + uniqueTitle();
+        assertDocumented("GET", limits, server.as("ops:admin").get(limits).assertStatus(200));
+        assertDocumented("GET", limits, server.anonymous().get(limits).assertStatus(401));
+        assertDocumented("GET", limits, server.as("bob").get(limits).assertStatus(403));
+        String one = AdminTest.ADMIN + "/limits/default/partitions/" + key;
+        assertDocumented("GET", count, server.as("ops:admin").get(one).assertStatus(200));
+        assertDocumented("DELETE", count, server.as("ops:admin").delete(one).assertStatus(204));
+        assertDocumented("GET", count, server.as("ops:admin").get(AdminTest.ADMIN + "/limits/nope/partitions/" + key)
+                .assertStatus(404));
+        assertDocumented("DELETE", count, server.as("bob").delete(one).assertStatus(403));
+        assertDocumented("GET", refused, server.as("ops:admin").get(AdminTest.ADMIN + "/limits/default/refused?top=3")
+                .assertStatus(200));
+        assertDocumented("GET", refused, server.as("ops:admin").get(AdminTest.ADMIN + "/limits/default/refused?top=x")
+                .assertStatus(400));
+        assertDocumented("GET", refused, server.as("ops:admin").get(AdminTest.ADMIN + "/limits/nope/refused")
+                .assertStatus(404));
+    }
+
+    @Test
     void theDocumentedShapesThatTheseChecksValidateAgainstAreThere() {
         // so that a document whose schemas did not parse cannot pass the checks above by having nothing to check
         Schema<?> problem = response(operation("GET", TODOS), "429").getContent().get("application/problem+json").getSchema();

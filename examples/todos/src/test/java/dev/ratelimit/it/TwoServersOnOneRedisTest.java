@@ -84,6 +84,61 @@ class TwoServersOnOneRedisTest {
         }
     }
 
+    /**
+     * SPEC 19: the admin API's reset on Redis is for every instance. A caller refused on both servers is let in on
+     * the second after an operator reset its count through the first; the second's admin API sees the count anew.
+     */
+    @Test
+    void aResetThroughOneServerLetsTheCallerInOnTheOther() throws Exception {
+        List<Process> servers = new ArrayList<>();
+        try {
+            List<URI> bases = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                int port = freePort();
+                ProcessBuilder builder = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Dratelimit.redis.uri=" + REDIS.uri(),
+                        "-cp", System.getProperty("java.class.path"), Main.class.getName())
+                        .redirectError(ProcessBuilder.Redirect.DISCARD);
+                builder.environment().put("PORT", Integer.toString(port));
+                Process server = builder.start();
+                servers.add(server);
+                BufferedReader out = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
+                assertThat(out.readLine()).as("ready line of server " + i).startsWith("todos listening on ");
+                bases.add(URI.create("http://127.0.0.1:" + port + "/"));
+            }
+            URI a = bases.get(0);
+            URI b = bases.get(1);
+            String key = "reset-" + UUID.randomUUID();
+            for (int i = 0; i < 3; i++) {
+                assertThat(send(a, "GET", "todos", "X-Api-Key", key).statusCode()).isEqualTo(200);
+            }
+            assertThat(send(b, "GET", "todos", "X-Api-Key", key).statusCode()).isEqualTo(429);
+            String count = "ratelimit/limits/default/partitions/X-Api-Key:" + key;
+            assertThat(send(b, "GET", count, "Authorization", "Bearer ops:admin").body()).contains("\"remaining\":0");
+
+            assertThat(send(a, "DELETE", count, "Authorization", "Bearer ops:admin").statusCode()).isEqualTo(204);
+
+            assertThat(send(b, "GET", count, "Authorization", "Bearer ops:admin").body()).contains("\"remaining\":3");
+            HttpResponse<String> in = send(b, "GET", "todos", "X-Api-Key", key);
+            assertThat(in.statusCode()).as("let in on the other server after the reset").isEqualTo(200);
+            assertThat(in.headers().firstValue("RateLimit-Remaining")).hasValue("2");
+        } finally {
+            for (Process server : servers) {
+                server.destroy();
+                if (!server.waitFor(10, TimeUnit.SECONDS)) {
+                    server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                }
+            }
+        }
+    }
+
+    private HttpResponse<String> send(URI base, String method, String path, String header, String value) throws Exception {
+        return http.send(HttpRequest.newBuilder(base.resolve(path)).header(header, value)
+                .method(method, HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
     private static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();

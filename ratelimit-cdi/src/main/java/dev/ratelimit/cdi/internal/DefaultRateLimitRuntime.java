@@ -9,7 +9,11 @@ import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.metrics.RateLimitMetrics;
+import dev.ratelimit.core.config.AdminSettings;
+import dev.ratelimit.core.config.LimitsFile;
+import dev.ratelimit.core.engine.LiveValues;
 import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
@@ -17,6 +21,9 @@ import jakarta.inject.Inject;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -51,6 +58,8 @@ public class DefaultRateLimitRuntime implements RateLimitRuntime {
     private RequestLedgers ledgers;
     private RateLimitEngine engine;
     private final AtomicBoolean checked = new AtomicBoolean();
+    /** Reads live values again (SPEC 19); null when the configuration is read once. One daemon thread. */
+    private ScheduledExecutorService refresher;
 
     @PostConstruct
     void start() {
@@ -59,10 +68,38 @@ public class DefaultRateLimitRuntime implements RateLimitRuntime {
         ledgers = new DefaultRequestLedgers(ledgerHolder, DefaultRequestLedgers.contextFollowsTheRequest());
         engine = RateLimitEngine.builder(settings, store)
                 .partitioner(partitioner)
-                .planResolver(planResolver)
+                // the default resolver follows the plans of each configuration live values apply
+                .planResolver(planResolver instanceof DefaultRateLimitPlanResolver ? null : planResolver)
                 .metrics(recorder)
                 .clock(configuration.clock())
+                .refreshing(configuration.refreshSeconds() > 0)
                 .build();
+        if (settings.enabled() && configuration.refreshSeconds() > 0) {
+            LiveValues live = new LiveValues(engine, configuration.startup(), configuration.base(),
+                    configuration.limitsFile());
+            refresher = Executors.newSingleThreadScheduledExecutor(task -> {
+                Thread thread = new Thread(task, "ratelimit-live-values");
+                thread.setDaemon(true);
+                return thread;
+            });
+            long seconds = configuration.refreshSeconds();
+            refresher.scheduleWithFixedDelay(live::refresh, seconds, seconds, TimeUnit.SECONDS);
+            LOG.log(Level.INFO, "ratelimit: live values: " + (configuration.limitsFile() == null ? ""
+                    : "the limits file " + configuration.limitsFile() + " and ") + "the live keys of MicroProfile Config "
+                    + "are read again every " + seconds + " s (" + LimitsFile.REFRESH_SECONDS + ")");
+        }
+    }
+
+    @PreDestroy
+    void stop() {
+        if (refresher != null) {
+            refresher.shutdownNow();
+        }
+    }
+
+    @Override
+    public AdminSettings adminSettings() {
+        return configuration.admin();
     }
 
     private RateLimitMetrics metrics() {

@@ -78,7 +78,10 @@ public final class RateLimitSettings {
     private static final String HEADER_NAME = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
     /** Keys of other modules, known so that they are not reported as unknown. */
     private static final Set<String> OTHER_KNOWN_KEYS = Set.of(REDIS_TIMEOUT_MILLIS, REDIS_ON_FAILURE,
-            "ratelimit.redis.uri", "ratelimit.redis.cluster", "ratelimit.redis.key-prefix");
+            "ratelimit.redis.uri", "ratelimit.redis.cluster", "ratelimit.redis.key-prefix",
+            // live values and the admin API (SPEC 19): LimitsFile, AdminSettings
+            "ratelimit.limits-file", "ratelimit.refresh-seconds", "ratelimit.admin.enabled", "ratelimit.admin.role",
+            "ratelimit.admin.path");
 
     private final SettingsSource source;
     private final boolean enabled;

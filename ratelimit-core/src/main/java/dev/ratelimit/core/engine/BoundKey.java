@@ -19,34 +19,53 @@ final class BoundKey {
     final String firstWhere;
     final ShadowLog shadow;
     private final Counter[] counters;
-    private final RateLimitMetrics metrics;
+    /** The sizing tag of its counts in the configuration it was bound with ({@link dev.ratelimit.core.RateLimitRequest#tag}). */
+    final int tag;
+    /** The partitions its limit name refused most (every plan together); touched by a refusal only. */
+    final RefusalSummary refusals;
     /**
-     * How long calls waited for this limit's permits: made when a call site that may wait binds the name (a limit that
-     * never waits shows no such series); volatile, as a later deployment may make it while requests run.
+     * How long calls waited for this limit's permits: set when a call site that may wait binds the name (a limit that
+     * never waits shows no such series); volatile, as a later deployment may set it while requests run.
      */
     private volatile RateLimitMetrics.Timer waited;
 
     BoundKey(CountKey key, Object handle, RateLimitMode mode, String firstWhere, ShadowLog shadow,
              RateLimitMetrics metrics) {
+        this(key, handle, mode, firstWhere, shadow, counters(key, metrics), 0,
+                new RefusalSummary(RefusalSummary.DEFAULT_CAPACITY));
+    }
+
+    /** Bound again with live values: the counters and the summary of the name stay those bound first. */
+    BoundKey(CountKey key, Object handle, RateLimitMode mode, String firstWhere, ShadowLog shadow, Counter[] counters,
+             int tag, RefusalSummary refusals) {
         this.key = key;
         this.handle = handle;
         this.mode = mode;
         this.firstWhere = firstWhere;
         this.shadow = shadow;
+        this.counters = counters;
+        this.tag = tag;
+        this.refusals = refusals;
+    }
+
+    /** The metric counters of (name, plan), by outcome: looked up once. */
+    static Counter[] counters(CountKey key, RateLimitMetrics metrics) {
         Outcome[] outcomes = Outcome.values();
-        this.counters = new Counter[outcomes.length];
+        Counter[] counters = new Counter[outcomes.length];
         String plan = key.plan() == null ? RateLimitMetrics.NO_PLAN : key.plan();
         for (Outcome outcome : outcomes) {
             counters[outcome.ordinal()] = metrics.requests(key.name(), outcome, plan);
         }
-        this.metrics = metrics;
+        return counters;
+    }
+
+    Counter[] counters() {
+        return counters;
     }
 
     /** A call site that may wait binds this name: from now on its waits are recorded. Under the binder's lock. */
-    void mayWait() {
-        if (waited == null) {
-            waited = metrics.waited(key.name());
-        }
+    void mayWait(RateLimitMetrics.Timer timer) {
+        waited = timer;
     }
 
     /** Records how long a call waited for this limit's permits. */

@@ -1,34 +1,46 @@
 package dev.ratelimit.core.engine;
 
-import dev.ratelimit.core.RateLimitRequest;
+import dev.ratelimit.core.RateLimitScope;
+import java.util.List;
 
 /**
- * The limits of one call site (a resource method in one scope, or a CDI bean method) as deployed: for
- * each plan (index 0: callers in no plan) the request the store is asked, built once, with the modes,
- * overrides and plans of the configuration applied and the limits that are off left out. Per call, the
- * only choice left is the caller's plan. Made by {@link LimitBinder#bind}. Immutable.
+ * The limits of one call site (a resource method in one scope, a CDI bean method, a limit of the programmatic
+ * API) as deployed: what was declared, and its index among the call sites. What the store is asked for each plan
+ * (the configuration's overrides, modes and plans applied, the limits that are off left out) is built by the
+ * binder in each configuration ({@link LiveLimits}: live values, SPEC 19); per call, the only choices left are the
+ * configuration the request reads once and the caller's plan. Made by {@link LimitBinder}. Immutable.
  */
 public final class BoundLimits {
 
+    /** How a call site spends. */
+    enum Use {
+        /** Every declared limit, at its cost: a resource or bean method. */
+        CALL_SITE,
+        /** A limit of the programmatic API, acquired (refused when short). */
+        ACQUIRE,
+        /** A limit of the programmatic API, charged after the fact (never refused). */
+        CHARGE
+    }
+
     private final String where;
-    private final RateLimitRequest[] byPlan;
-    private final BoundKey[][] keysByPlan;
+    private final List<DeclaredLimit> declared;
+    private final int index;
+    private final Use use;
+    private final RateLimitScope scope;
     private final String description;
     private final boolean empty;
     private final boolean oncePerRequest;
 
-    BoundLimits(String where, RateLimitRequest[] byPlan, BoundKey[][] keysByPlan, String description,
-                boolean oncePerRequest) {
+    BoundLimits(String where, List<DeclaredLimit> declared, int index, Use use, RateLimitScope scope,
+                String description, boolean empty, boolean oncePerRequest) {
         this.where = where;
-        this.oncePerRequest = oncePerRequest;
-        this.byPlan = byPlan;
-        this.keysByPlan = keysByPlan;
+        this.declared = List.copyOf(declared);
+        this.index = index;
+        this.use = use;
+        this.scope = scope;
         this.description = description;
-        boolean none = true;
-        for (RateLimitRequest request : byPlan) {
-            none &= request == null;
-        }
-        this.empty = none;
+        this.empty = empty;
+        this.oncePerRequest = oncePerRequest;
     }
 
     /** The call site, as messages name it: {@code TodoResource.all()}. */
@@ -36,12 +48,15 @@ public final class BoundLimits {
         return where;
     }
 
-    /** True when no limit applies to any caller (none declared, or all off): the call site needs nothing. */
+    /**
+     * True when no limit can apply to any caller, now or after a change of configuration (none declared; all off,
+     * or the library disabled, with the configuration read once): the call site needs nothing.
+     */
     public boolean isEmpty() {
         return empty;
     }
 
-    /** The effective limits, modes and plans, for the start-up line: {@code "default" 3/60s (gold: 10/60s)}. */
+    /** The effective limits, modes and plans when bound, for the start-up line: {@code "default" 3/60s (gold: 10/60s)}. */
     public String describe() {
         return description;
     }
@@ -51,20 +66,25 @@ public final class BoundLimits {
         return oncePerRequest;
     }
 
-    RateLimitRequest request(int plan) {
-        return byPlan[plan];
+    /** The limits as declared (for a resource method, the global limit of the configuration read at start-up too). */
+    List<DeclaredLimit> declared() {
+        return declared;
     }
 
-    BoundKey[] keys(int plan) {
-        return keysByPlan[plan];
+    int index() {
+        return index;
+    }
+
+    Use use() {
+        return use;
     }
 
     /**
-     * True when plans exist: then every count is kept per plan (SPEC 13: a caller moved to another plan starts
-     * afresh), so the caller's plan must be known before deciding, even for limits that no plan changes.
+     * For a resource method's limits, their scope: the global limit of each configuration joins them when its scope
+     * is this one (it may be set, changed or removed while the application runs). Null for other call sites.
      */
-    boolean countsPerPlan() {
-        return byPlan.length > 1;
+    RateLimitScope scope() {
+        return scope;
     }
 
     @Override

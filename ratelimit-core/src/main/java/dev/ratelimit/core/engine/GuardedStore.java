@@ -1,6 +1,7 @@
 package dev.ratelimit.core.engine;
 
 import dev.ratelimit.core.CountKey;
+import dev.ratelimit.core.CountState;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitDecision.Outcome;
 import dev.ratelimit.core.RateLimitRequest;
@@ -91,6 +92,22 @@ final class GuardedStore implements RateLimitStore {
     @Override
     public boolean answersAtOnce() {
         return atOnce;
+    }
+
+    /** The store's own answer, bounded by the timeout; no failure policy (an operator asked: tell them). */
+    @Override
+    public CompletionStage<CountState> inspect(String partition, RateLimitRequest request) {
+        return bounded(delegate.inspect(partition, request));
+    }
+
+    /** The store's own answer, bounded by the timeout; no failure policy (an operator asked: tell them). */
+    @Override
+    public CompletionStage<Void> restart(String partition, RateLimitRequest request) {
+        return bounded(delegate.restart(partition, request));
+    }
+
+    private <T> CompletionStage<T> bounded(CompletionStage<T> stage) {
+        return atOnce ? stage : stage.toCompletableFuture().copy().orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
     }
 
     /** @throws RateLimitStoreException when the store failed and the policy is {@code fail} */

@@ -42,26 +42,27 @@ public final class RateLimitEngine {
     private final boolean atOnce;
     private final boolean allowOnFailure;
     private final RateLimitPartitioner partitioner;
+    /** The application's own plan resolver, or null: then each configuration's default ({@link LiveLimits#roles}). */
     private final RateLimitPlanResolver planResolver;
-    private final PlanIndex plans;
     private final RateLimitedLog planFailures;
     private final LimitBinder binder;
+    private final LimitAdmin admin;
 
     private RateLimitEngine(Builder b) {
         this.settings = b.settings;
         this.planFailures = new RateLimitedLog(LOG, Level.WARNING, RateLimitedLog.MINUTE_NANOS, b.clock);
         this.partitioner = b.partitioner != null ? b.partitioner : new OrderedPartitioner(settings.partitionBy(),
                 settings.partitionHeader(), settings.clientAddresses());
-        this.plans = new PlanIndex(settings.plans());
-        this.planResolver = b.planResolver != null ? b.planResolver : new RolePlanResolver(settings.plans());
+        this.planResolver = b.planResolver;
         this.store = new GuardedStore(b.store, settings.timeoutMillis(), settings.onFailure(),
                 settings.maxTrackedPartitions(), b.clock, b.metrics);
         this.atOnce = store.answersAtOnce();
         this.allowOnFailure = settings.onFailure() == OnFailure.ALLOW;
-        this.binder = new LimitBinder(settings, store, plans, b.metrics, b.clock);
+        this.binder = new LimitBinder(this, settings, store, b.metrics, b.clock, b.refreshing, b.planResolver);
         if (settings.enabled() && b.metrics.isEnabled()) {
             b.store.register(b.metrics);
         }
+        this.admin = new LimitAdmin(binder);
     }
 
     /**
@@ -74,8 +75,35 @@ public final class RateLimitEngine {
         return new Builder(settings, store);
     }
 
+    /** The settings the application started with (live values: {@link #liveSettings()}). */
     public RateLimitSettings settings() {
         return settings;
+    }
+
+    /** The settings in force now: those at start-up, or the last configuration that live values applied (SPEC 19). */
+    public RateLimitSettings liveSettings() {
+        return binder.live().settings;
+    }
+
+    /**
+     * Live values (SPEC 19): puts {@code next} in force from the next request. Counts are kept (a count adopts a new
+     * permit limit with its permits spent; a new window or algorithm starts it afresh, logged).
+     *
+     * @throws dev.ratelimit.core.InvalidRateLimitException (or {@code IllegalArgumentException}) naming the key or
+     *         the call site that {@code next} makes invalid; then nothing changes
+     */
+    public void apply(RateLimitSettings next) {
+        binder.apply(Objects.requireNonNull(next, "next"));
+    }
+
+    /** {@link #apply} without putting anything in force: throws as it would. */
+    public void check(RateLimitSettings next) {
+        binder.check(Objects.requireNonNull(next, "next"));
+    }
+
+    /** The admin API (SPEC 19): the effective limits, one caller's count, a reset, the most refused. */
+    public LimitAdmin admin() {
+        return admin;
     }
 
     /** False when {@code ratelimit.enabled=false}: every call site binds to nothing. */
@@ -101,12 +129,12 @@ public final class RateLimitEngine {
         if (partition == null) {
             throw new IllegalStateException("ratelimit: the partitioner " + partitioner + " answered null");
         }
-        return new RequestLedger(this, caller, partition, resourceMethod);
+        return new RequestLedger(binder.live(), caller, partition, resourceMethod);
     }
 
     /** A ledger for a call with an explicit partition and no caller (no plan). */
     public RequestLedger ledger(String partition) {
-        return new RequestLedger(this, null, Objects.requireNonNull(partition, "partition"), null);
+        return new RequestLedger(binder.live(), null, Objects.requireNonNull(partition, "partition"), null);
     }
 
     /**
@@ -130,18 +158,35 @@ public final class RateLimitEngine {
         if (permits < 1) {
             throw new IllegalArgumentException("ratelimit: permits must be >= 1, was " + permits + " (" + limits.where() + ")");
         }
-        if (limits.isEmpty() || ledger.refusal() != null || (limits.oncePerRequest() && !ledger.claim(limits))) {
+        if (limits.isEmpty() || ledger.refusal() != null) {
             return NOTHING;
         }
-        int plan = limits.countsPerPlan() ? ledger.plan() : 0;
-        RateLimitRequest request = limits.request(plan);
+        LiveLimits live = ledger.live();
+        int index = limits.index();
+        int plan;
+        if (index < live.sites.length) {
+            if (live.sites[index].empty || (limits.oncePerRequest() && !ledger.claim(limits))) {
+                return NOTHING;
+            }
+            plan = live.countsPerPlan() ? ledger.plan() : 0;
+        } else {
+            // bound after the request read its configuration (a named limit's first use): the newest has it
+            LiveLimits newer = binder.live();
+            if (newer.sites[index].empty || (limits.oncePerRequest() && !ledger.claim(limits))) {
+                return NOTHING;
+            }
+            plan = newer.countsPerPlan() ? planIn(newer, live, ledger.plan()) : 0;
+            live = newer;
+        }
+        LiveLimits.Site site = live.sites[index];
+        RateLimitRequest request = plan < 0 ? null : site.byPlan[plan];
         if (request == null) {
             return NOTHING;
         }
         if (permits > 1) {
             checkReachable(ledger, request, permits);
         }
-        BoundKey[] keys = limits.keys(plan);
+        BoundKey[] keys = site.keysByPlan[plan];
         String partition = ledger.partition();
         if (atOnce) {
             RateLimitDecision decision;
@@ -219,6 +264,7 @@ public final class RateLimitEngine {
                 case REFUSED -> {
                     if (decision.request().kind(i) == Kind.ACQUIRE) {
                         key.count(RateLimitMetrics.Outcome.REFUSED);
+                        key.refusals.refused(ledger.partition());
                     } else if (allowed) {
                         key.count(RateLimitMetrics.Outcome.SHADOW_REFUSED);
                         key.shadow.wouldHaveRefused();
@@ -238,11 +284,22 @@ public final class RateLimitEngine {
         }
     }
 
-    /** The plan index of a caller (0: none): the resolver's answer, at most one call. */
-    int planOf(RateLimitCaller caller) {
+    /** The index in {@code to} of the plan at {@code index} in {@code from} (-1: gone). */
+    private static int planIn(LiveLimits to, LiveLimits from, int index) {
+        if (to.plans == from.plans || index == 0) {
+            return index;
+        }
+        Plan plan = to.plans.named(from.plans.name(index));
+        return plan == null ? -1 : plan.index();
+    }
+
+    /** The plan index of a caller (0: none) in {@code live}'s plans: the resolver's answer, at most one call. */
+    int planOf(LiveLimits live, RateLimitCaller caller) {
+        PlanIndex plans = live.plans;
         if (plans.size() == 1 || caller == null) {
             return 0;
         }
+        RateLimitPlanResolver planResolver = this.planResolver != null ? this.planResolver : live.roles;
         String name;
         try {
             name = planResolver.plan(caller);
@@ -265,8 +322,8 @@ public final class RateLimitEngine {
         return plan.index();
     }
 
-    String planName(int index) {
-        return plans.name(index);
+    String planName(LiveLimits live, int index) {
+        return live.plans.name(index);
     }
 
     /** Builds a {@link RateLimitEngine}; not thread-safe. */
@@ -277,6 +334,7 @@ public final class RateLimitEngine {
         private RateLimitPlanResolver planResolver;
         private RateLimitMetrics metrics = RateLimitMetrics.NONE;
         private LongSupplier clock = System::nanoTime;
+        private boolean refreshing;
 
         private Builder(RateLimitSettings settings, RateLimitStore store) {
             this.settings = Objects.requireNonNull(settings, "settings");
@@ -308,6 +366,16 @@ public final class RateLimitEngine {
          */
         public Builder clock(LongSupplier clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * True when the configuration is read again while the application runs (SPEC 19: {@code ratelimit.limits-file},
+         * {@code ratelimit.refresh-seconds}): then a call site whose limits are all off now is bound all the same, and
+         * the global limit can be set later. Default false.
+         */
+        public Builder refreshing(boolean refreshing) {
+            this.refreshing = refreshing;
             return this;
         }
 

@@ -25,7 +25,8 @@ import java.util.List;
  */
 public final class RequestLedger {
 
-    private final RateLimitEngine engine;
+    /** The configuration this request decides in, read once (live values: SPEC 19); its engine is this request's. */
+    private final LiveLimits live;
     private final RateLimitCaller caller;
     private final String partition;
     private final Method resourceMethod;
@@ -46,11 +47,16 @@ public final class RequestLedger {
     /** Decisions given back on their own ({@link #forget}), left out of {@link #takeForRelease}; usually null. */
     private List<RateLimitDecision> forgotten;
 
-    RequestLedger(RateLimitEngine engine, RateLimitCaller caller, String partition, Method resourceMethod) {
-        this.engine = engine;
+    RequestLedger(LiveLimits live, RateLimitCaller caller, String partition, Method resourceMethod) {
+        this.live = live;
         this.caller = caller;
         this.partition = partition;
         this.resourceMethod = resourceMethod;
+    }
+
+    /** The configuration the request decides in. */
+    LiveLimits live() {
+        return live;
     }
 
     /** The partition every limit of the request spends from. */
@@ -66,14 +72,14 @@ public final class RequestLedger {
     /** The caller's plan index (0: no plan), resolved on first use. */
     synchronized int plan() {
         if (plan < 0) {
-            plan = engine.planOf(caller);
+            plan = live.engine.planOf(live, caller);
         }
         return plan;
     }
 
     /** The caller's plan, null for none; resolves it if no limit has yet. */
     public String planName() {
-        return engine.planName(plan());
+        return live.engine.planName(live, plan());
     }
 
     /** Claims a call site for this request: false when it was decided already (a container that binds a filter twice). */

@@ -224,6 +224,34 @@ final class BucketCount extends Count {
         tatOffset(Math.max(tatOffset() - span(permits), nowOffset));
     }
 
+    /**
+     * Another limit over the same window: a bucket of the new size holding the same share of its capacity out
+     * (the time until full, scaled by the new interval); another window: a full bucket. The size is final, so
+     * either way a new bucket replaces this one.
+     */
+    @Override
+    Count adopt(long now, RateLimitPolicy policy) {
+        if (sizedLike(policy)) {
+            return this;
+        }
+        BucketCount adopted = new BucketCount(now, policy);
+        long out = tatOffset() - (now - base);
+        boolean sameWindow = interval(new RateLimitPolicy(policy.name(), limit, policy.windowSeconds(),
+                RateLimitAlgorithm.TOKEN_BUCKET)) == interval;
+        if (sameWindow && out > 0) {
+            long scaled = Math.min(saturatedMultiply(out / interval, adopted.interval)
+                    + (out % interval) * adopted.interval / interval, OFFSET_MASK);
+            adopted.tatOffset(scaled);
+        }
+        return adopted;
+    }
+
+    @Override
+    long debt(long now) {
+        long over = tatOffset() - (now - base) - limit * interval;
+        return over <= 0 ? 0 : (over + interval - 1) / interval;
+    }
+
     @Override
     boolean idle(long now) {
         return tatOffset() - (now - base) <= 0;

@@ -22,6 +22,26 @@ import java.lang.invoke.VarHandle;
 abstract class Count {
 
     /**
+     * The sizing tag of the request that sized this count ({@link dev.ratelimit.core.RateLimitRequest#tag}).
+     * Written under the lock; read without it only by the store's lock-free path, as a hint that sends a count of
+     * another tag to the locked path (see {@link #adopt}).
+     */
+    int tag;
+
+    /**
+     * Live values (SPEC 19): takes the size of {@code policy}, whose tag differs from this count's. The same
+     * window and algorithm with another permit limit keeps the permits spent (a raised limit gives room at once, a
+     * lowered one refuses until enough have returned); another window starts the count afresh. Requires the lock
+     * and a policy of this count's kind (window or bucket: the store replaces a count of the other kind).
+     *
+     * @return this count, re-sized; or a count that replaces it (a bucket, whose size is final)
+     */
+    abstract Count adopt(long now, RateLimitPolicy policy);
+
+    /** Permits spent past the limit (a charge, SPEC 17): 0 when the count is not in debt. Requires the lock. */
+    abstract long debt(long now);
+
+    /**
      * Spends {@code permits} without the lock, when that is all the request does: the count is neither
      * locked nor evicted, holds permits already (so no re-sizing), and {@code now} needs no other change.
      * A token bucket also refuses here.

@@ -1,6 +1,7 @@
 package dev.ratelimit.core.store;
 
 import dev.ratelimit.core.CountKey;
+import dev.ratelimit.core.CountState;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitDecision.Outcome;
@@ -72,19 +73,16 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         this.nextWarning = new AtomicLong(now);
     }
 
-    /** The table of the key's counts; one per name and plan, however often it is bound. */
+    /**
+     * The table of the key's counts; one per name and plan, however often it is bound. Bound again with another
+     * algorithm (live values, SPEC 19), the same table: each count is replaced by one of the new kind when a
+     * request of the new size finds it.
+     */
     @Override
     public Object bind(CountKey key) {
-        Table table = tables.computeIfAbsent(key.toString(), k -> new Table(key));
-        if (table.key.algorithm() != key.algorithm()) {
-            throw new IllegalArgumentException("the counts " + key + " are bound already with the algorithm "
-                    + table.key.algorithm() + ", now with " + key.algorithm());
-        }
-        if (table.key.perApplication() != key.perApplication()) {
-            throw new IllegalArgumentException("the counts " + key + " are bound already "
-                    + (table.key.perApplication() ? "per application" : "per caller") + ", now the other way");
-        }
-        return table;
+        // a key per application has a table of its own: its per (live values) changed, its counts start afresh
+        return tables.computeIfAbsent(key.perApplication() ? key + "#" + CountKey.APPLICATION : key.toString(),
+                k -> new Table(key));
     }
 
     @Override
@@ -110,14 +108,14 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         int n = request.size();
         if (multiple > 0 && n <= 2 && request.kind(0) == Kind.ACQUIRE && !request.waits()) {
             Count count0 = ((Table) request.handle(0)).count(partition);
-            if (n == 1 && count0 != null) {
+            if (n == 1 && count0 != null && count0.tag == request.tag(0)) {
                 Outcome fast = count0.tryAcquire(clock.getAsLong(), (long) request.cost(0) * multiple, request.policy(0));
                 if (fast != null) {
                     return RateLimitDecision.of(partition, request, multiple, fast);
                 }
-            } else if (n == 2 && count0 != null && request.kind(1) == Kind.ACQUIRE) {
+            } else if (n == 2 && count0 != null && request.kind(1) == Kind.ACQUIRE && count0.tag == request.tag(0)) {
                 Count count1 = ((Table) request.handle(1)).count(partition);
-                if (count1 != null) {
+                if (count1 != null && count1.tag == request.tag(1)) {
                     RateLimitDecision both = holdBoth(partition, request, multiple, count0, count1, clock.getAsLong());
                     if (both != null) {
                         return both;
@@ -226,6 +224,53 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         }
     }
 
+    /** The count of the request's first limit, moved to now and re-sized as a request would, spending nothing. */
+    @Override
+    public CompletionStage<CountState> inspect(String partition, RateLimitRequest request) {
+        Table table = (Table) request.handle(0);
+        RateLimitPolicy policy = request.policy(0);
+        while (true) {
+            long now = clock.getAsLong();
+            Count count = table.count(partition);
+            if (count == null) {
+                return CompletableFuture.completedFuture(CountState.untouched(policy));
+            }
+            boolean live = count.lock();
+            try {
+                if (!live) {
+                    continue;
+                }
+                long at = count.notBefore(now);
+                if (!ready(table, partition, count, policy, request.tag(0), at)) {
+                    continue;
+                }
+                return CompletableFuture.completedFuture(new CountState(policy, count.remaining(at),
+                        count.resetNanos(at), count.debt(at)));
+            } finally {
+                count.unlock();
+            }
+        }
+    }
+
+    /** Forgets the count of the request's first limit in this partition: its next request finds every permit. */
+    @Override
+    public CompletionStage<Void> restart(String partition, RateLimitRequest request) {
+        Table table = (Table) request.handle(0);
+        Count count = table.count(partition);
+        if (count != null) {
+            count.lock();
+            try {
+                count.evict();
+            } finally {
+                count.unlock();
+            }
+            if (table.remove(table.partition(partition), count)) {
+                tracked.decrementAndGet();
+            }
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
     @Override
     public String storeName() {
         return "in-process";
@@ -243,7 +288,7 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         long permits = (long) request.cost(0) * multiple;
         while (true) {
             long now = clock.getAsLong();
-            Count count = find(table, partition, policy, now);
+            Count count = find(table, partition, policy, request.tag(0), now);
             if (count == null) {
                 return Outcome.uncounted(policy);
             }
@@ -253,8 +298,7 @@ public final class InProcessRateLimitStore implements RateLimitStore {
                     continue;
                 }
                 long at = count.notBefore(now);
-                if (!count.prepare(at, policy)) {
-                    replace(table, partition, count, policy, at);
+                if (!ready(table, partition, count, policy, request.tag(0), at)) {
                     continue;
                 }
                 if (kind == Kind.CHARGE || count.has(at, permits)) {
@@ -289,8 +333,8 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         boolean inOrder = request.lockOrder(0) == 0;
         while (true) {
             long now = clock.getAsLong();
-            Count count0 = find(table0, partition, policy0, now);
-            Count count1 = count0 == null ? null : find(table1, partition, policy1, now);
+            Count count0 = find(table0, partition, policy0, request.tag(0), now);
+            Count count1 = count0 == null ? null : find(table1, partition, policy1, request.tag(1), now);
             if (count1 == null) {
                 return null;
             }
@@ -308,12 +352,8 @@ public final class InProcessRateLimitStore implements RateLimitStore {
                     }
                     long at0 = count0.notBefore(now);
                     long at1 = count1.notBefore(now);
-                    if (!count0.prepare(at0, policy0)) {
-                        replace(table0, partition, count0, policy0, at0);
-                        continue;
-                    }
-                    if (!count1.prepare(at1, policy1)) {
-                        replace(table1, partition, count1, policy1, at1);
+                    if (!ready(table0, partition, count0, policy0, request.tag(0), at0)
+                            || !ready(table1, partition, count1, policy1, request.tag(1), at1)) {
                         continue;
                     }
                     boolean has0 = count0.has(at0, permits0);
@@ -365,7 +405,7 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         while (true) {
             long now = clock.getAsLong();
             for (int i = 0; i < n; i++) {
-                counts[i] = find((Table) request.handle(i), partition, request.policy(i), now);
+                counts[i] = find((Table) request.handle(i), partition, request.policy(i), request.tag(i), now);
             }
             int locked = 0;
             try {
@@ -380,10 +420,7 @@ public final class InProcessRateLimitStore implements RateLimitStore {
                         continue;
                     }
                     long at = counts[i].notBefore(now);
-                    if (!counts[i].prepare(at, request.policy(i))) {
-                        replace((Table) request.handle(i), partition, counts[i], request.policy(i), at);
-                        ready = false;
-                    }
+                    ready = ready((Table) request.handle(i), partition, counts[i], request.policy(i), request.tag(i), at);
                 }
                 if (ready) {
                     decideLocked(request, multiple, counts, now, outcomes);
@@ -468,14 +505,36 @@ public final class InProcessRateLimitStore implements RateLimitStore {
                 RateLimitDecision.NO_RECEIPT);
     }
 
-    /** Replaces a count that holds nothing by one sized by {@code policy}. Requires the old count's lock. */
-    private static void replace(Table table, String partition, Count old, RateLimitPolicy policy, long now) {
-        old.evict();
-        table.replace(table.partition(partition), old, table.newCount(now, policy));
+    /**
+     * Prepares a locked count for a request of {@code policy}: re-sized first when the request carries another
+     * sizing tag (live values: {@link Count#adopt}), then moved to {@code now}.
+     *
+     * @return false when the count was replaced (by one of the new size or kind, or a bucket that held nothing by
+     *         one of the request's size): the caller unlocks and looks it up again
+     */
+    private static boolean ready(Table table, String partition, Count count, RateLimitPolicy policy, int tag, long now) {
+        if (count.tag != tag) {
+            boolean bucket = policy.algorithm() == RateLimitAlgorithm.TOKEN_BUCKET;
+            Count adopted = bucket != (count instanceof BucketCount) ? table.newCount(now, policy, tag)
+                    : count.adopt(now, policy);
+            if (adopted != count) {
+                adopted.tag = tag;
+                count.evict();
+                table.replace(table.partition(partition), count, adopted);
+                return false;
+            }
+            count.tag = tag;
+        }
+        if (!count.prepare(now, policy)) {
+            count.evict();
+            table.replace(table.partition(partition), count, table.newCount(now, policy, tag));
+            return false;
+        }
+        return true;
     }
 
     /** The count of (table, partition), created if there is room; null when the store is full. */
-    private Count find(Table table, String partition, RateLimitPolicy policy, long now) {
+    private Count find(Table table, String partition, RateLimitPolicy policy, int tag, long now) {
         Count count = table.count(partition);
         if (count != null) {
             return count;
@@ -483,7 +542,7 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         if (!reserve(now)) {
             return null;
         }
-        Count created = table.newCount(now, policy);
+        Count created = table.newCount(now, policy, tag);
         Count raced = table.putIfAbsent(table.partition(partition), created);
         if (raced != null) {
             tracked.decrementAndGet();
@@ -552,13 +611,11 @@ public final class InProcessRateLimitStore implements RateLimitStore {
     @SuppressWarnings("serial") // never serialized: a handle lives and dies with its store
     static final class Table extends ConcurrentHashMap<String, Count> {
         final CountKey key;
-        private final boolean bucket;
         /** The one partition of a key per application ({@link CountKey#APPLICATION}); null for a key per caller. */
         private final String only;
 
         Table(CountKey key) {
             this.key = key;
-            this.bucket = key.algorithm() == RateLimitAlgorithm.TOKEN_BUCKET;
             this.only = key.perApplication() ? CountKey.APPLICATION : null;
         }
 
@@ -572,8 +629,12 @@ public final class InProcessRateLimitStore implements RateLimitStore {
             return get(only == null ? partition : only);
         }
 
-        Count newCount(long now, RateLimitPolicy policy) {
-            return bucket ? new BucketCount(now, policy) : new WindowCount(now, policy);
+        /** A count of the policy's kind (the key's algorithm may change: live values), sized by it. */
+        Count newCount(long now, RateLimitPolicy policy, int tag) {
+            Count count = policy.algorithm() == RateLimitAlgorithm.TOKEN_BUCKET ? new BucketCount(now, policy)
+                    : new WindowCount(now, policy);
+            count.tag = tag;
+            return count;
         }
 
         @Override

@@ -281,6 +281,23 @@ final class WindowCount extends Count {
     }
 
     @Override
+    Count adopt(long now, RateLimitPolicy policy) {
+        roll(now);
+        int shape = policy.windowSeconds() | (policy.algorithm() == RateLimitAlgorithm.STRICT_WINDOW ? STRICT : 0);
+        if (shape != window) {
+            reanchor(now, policy); // another window: its steps mean nothing in the new one
+        } else {
+            limit = policy.permitLimit();
+        }
+        return this;
+    }
+
+    @Override
+    long debt(long now) {
+        return Math.max(0, (long) sum - limit);
+    }
+
+    @Override
     boolean idle(long now) {
         roll(now);
         return sum == 0 && reserved == null;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import dev.ratelimit.core.CountKey;
+import dev.ratelimit.core.CountState;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitDecision.Outcome;
@@ -792,6 +793,191 @@ public abstract class RateLimitStoreContract {
 
         assertOutcome(second, limit, true, 0, 1_500_000_000L);
         assertThat(second.resetSeconds()).isEqualTo(2);
+    }
+
+    // ---------------------------------------------------------------- live values and the admin API (SPEC 19)
+
+    /** Reads a count without spending, synchronously. */
+    protected CountState inspect(String partition, RateLimitRequest request) {
+        try {
+            return store.inspect(partition, request).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while reading a count", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new AssertionError("the store did not read the count: " + e, e);
+        }
+    }
+
+    /** Starts a count afresh, synchronously. */
+    protected void restart(String partition, RateLimitRequest request) {
+        try {
+            store.restart(partition, request).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while restarting a count", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new AssertionError("the store did not restart the count: " + e, e);
+        }
+    }
+
+    /**
+     * A request of one enforced limit of cost 1 carrying a sizing tag, as a configuration's binding makes it (the
+     * same name bound again for another algorithm, as live values do).
+     */
+    protected final RateLimitRequest tagged(RateLimitPolicy policy, int tag) {
+        Bound b = bound.computeIfAbsent(policy.name() + "#" + policy.algorithm(), k -> {
+            CountKey key = new CountKey(policy.name(), null, policy.algorithm());
+            return new Bound(key, store.bind(key));
+        });
+        return RateLimitRequest.builder().add(b.handle, b.key, policy, 1, Kind.ACQUIRE).tag(tag).build();
+    }
+
+    private Outcome tagged(String partition, RateLimitPolicy policy, int tag) {
+        return acquire(partition, tagged(policy, tag), 1).outcome(0);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = RateLimitAlgorithm.class, names = {"SLIDING_WINDOW", "STRICT_WINDOW"})
+    void aRaisedPermitLimitOfANewTagGivesRoomAtOnceAndKeepsThePermitsSpent(RateLimitAlgorithm algorithm) {
+        String p = partition("a");
+        RateLimitPolicy three = policy("live", 3, 60, algorithm);
+        RateLimitPolicy five = policy("live", 5, 60, algorithm);
+        for (int i = 0; i < 3; i++) {
+            assertThat(tagged(p, three, 1).spent()).isTrue();
+        }
+        assertThat(tagged(p, three, 1).spent()).isFalse();
+
+        Outcome raised = tagged(p, five, 2);
+        assertThat(raised.spent()).isTrue();
+        assertThat(raised.remaining()).isEqualTo(1);
+        assertThat(tagged(p, five, 2).remaining()).isEqualTo(0);
+        assertThat(tagged(p, five, 2).spent()).isFalse();
+    }
+
+    @Test
+    void aLoweredPermitLimitOfANewTagRefusesUntilEnoughPermitsHaveReturned() {
+        String p = partition("a");
+        RateLimitPolicy five = policy("live", 5, 60);
+        RateLimitPolicy two = policy("live", 2, 60);
+        for (int i = 0; i < 4; i++) {
+            tagged(p, five, 1);
+        }
+        clock.advanceSeconds(10);
+        Outcome lowered = tagged(p, two, 2);
+        assertThat(lowered.spent()).isFalse();
+        assertThat(lowered.retryAfterNanos()).isEqualTo(50 * SECOND); // all four return together, one window on
+        clock.advanceSeconds(50);
+        assertThat(tagged(p, two, 2).remaining()).isEqualTo(1);
+    }
+
+    @Test
+    void withinOneTagACountKeepsTheSizeOfTheRequestThatCreatedIt() {
+        String p = partition("a");
+        tagged(p, policy("live", 2, 60), 7);
+        Outcome bigger = tagged(p, policy("live", 5, 60), 7);
+        assertThat(bigger.spent()).isTrue();
+        assertThat(bigger.remaining()).isEqualTo(0); // sized 2 by its creator: SPEC 3
+    }
+
+    @ParameterizedTest
+    @CsvSource({"SLIDING_WINDOW, 30, SLIDING_WINDOW", "SLIDING_WINDOW, 60, STRICT_WINDOW",
+            "SLIDING_WINDOW, 60, TOKEN_BUCKET", "TOKEN_BUCKET, 30, TOKEN_BUCKET", "TOKEN_BUCKET, 60, STRICT_WINDOW"})
+    void anotherWindowOrAlgorithmOfANewTagStartsTheCountAfresh(RateLimitAlgorithm from, int window,
+                                                                RateLimitAlgorithm to) {
+        String p = partition("a");
+        for (int i = 0; i < 3; i++) {
+            tagged(p, policy("live", 3, 60, from), 1);
+        }
+        Outcome afresh = tagged(p, policy("live", 3, window, to), 2);
+        assertThat(afresh.spent()).isTrue();
+        assertThat(afresh.remaining()).isEqualTo(2);
+    }
+
+    @Test
+    void aBucketGivenAnotherLimitOverTheSameWindowKeepsItsShareOut() {
+        String p = partition("a");
+        RateLimitPolicy four = policy("live", 4, 60, RateLimitAlgorithm.TOKEN_BUCKET);   // a permit every 15 s
+        RateLimitPolicy five = policy("live", 5, 60, RateLimitAlgorithm.TOKEN_BUCKET);   // every 12 s
+        for (int i = 0; i < 4; i++) {
+            tagged(p, four, 1);
+        }
+        CountState state = inspect(p, tagged(five, 2)); // 60 s out of 60 becomes 48 s of 60: one permit left
+        assertThat(state.remaining()).isEqualTo(1);
+        assertThat(state.resetNanos()).isEqualTo(48 * SECOND);
+        assertThat(tagged(p, five, 2).remaining()).isEqualTo(0);
+    }
+
+    @ParameterizedTest
+    @EnumSource(RateLimitAlgorithm.class)
+    void inspectReportsPermitsLeftAndResetAndSpendsNothing(RateLimitAlgorithm algorithm) {
+        String p = partition("a");
+        RateLimitPolicy three = policy("seen", 3, 60, algorithm);
+        RateLimitRequest request = tagged(three, 0);
+        acquire(p, request, 2);
+        clock.advanceSeconds(1);
+
+        CountState first = inspect(p, request);
+        CountState second = inspect(p, request);
+        assertThat(first).isEqualTo(second);
+        assertThat(first.remaining()).isEqualTo(1);
+        assertThat(first.debt()).isZero();
+        assertThat(first.inDebt()).isFalse();
+        assertThat(first.resetNanos()).isEqualTo(algorithm == RateLimitAlgorithm.TOKEN_BUCKET ? 39 * SECOND
+                : algorithm == RateLimitAlgorithm.STRICT_WINDOW ? 66_500_000_000L : 59 * SECOND);
+        assertThat(acquire(p, request, 1).outcome(0).remaining()).isZero();
+    }
+
+    @Test
+    void inspectOfACountNobodyMadeIsUntouched() {
+        RateLimitPolicy three = policy("seen", 3, 60);
+        CountState state = inspect(partition("nobody"), tagged(three, 0));
+        assertThat(state).isEqualTo(CountState.untouched(three));
+        assertThat(state.remaining()).isEqualTo(3);
+        assertThat(state.resetNanos()).isEqualTo(-1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(RateLimitAlgorithm.class)
+    void inspectReportsDebtAfterACharge(RateLimitAlgorithm algorithm) {
+        String p = partition("a");
+        RateLimitPolicy three = policy("owed", 3, 60, algorithm);
+        Bound b = bound.computeIfAbsent("owed#" + algorithm, k -> {
+            CountKey key = new CountKey("owed", null, algorithm);
+            return new Bound(key, store.bind(key));
+        });
+        acquire(p, RateLimitRequest.builder().add(b.handle, b.key, three, 1, Kind.CHARGE).build(), 5);
+
+        CountState state = inspect(p, tagged(three, 0));
+        assertThat(state.debt()).isEqualTo(2);
+        assertThat(state.inDebt()).isTrue();
+        assertThat(state.remaining()).isZero();
+    }
+
+    @ParameterizedTest
+    @EnumSource(RateLimitAlgorithm.class)
+    void restartGivesTheCallerEveryPermitBackAndTouchesNoOtherPartition(RateLimitAlgorithm algorithm) {
+        String p = partition("a");
+        String other = partition("b");
+        RateLimitRequest request = tagged(policy("reset", 2, 60, algorithm), 0);
+        acquire(p, request, 2);
+        acquire(other, request, 2);
+        assertThat(acquire(p, request, 1).allowed()).isFalse();
+
+        restart(p, request);
+
+        assertThat(inspect(p, request).remaining()).isEqualTo(2);
+        RateLimitDecision again = acquire(p, request, 1);
+        assertThat(again.allowed()).isTrue();
+        assertThat(again.outcome(0).remaining()).isEqualTo(1);
+        assertThat(acquire(other, request, 1).allowed()).isFalse();
+    }
+
+    @Test
+    void restartOfACountNobodyMadeChangesNothing() {
+        RateLimitRequest request = tagged(policy("reset", 2, 60), 0);
+        restart(partition("nobody"), request);
+        assertThat(inspect(partition("nobody"), request).remaining()).isEqualTo(2);
     }
 
     // ---------------------------------------------------------------- one name, two sizes

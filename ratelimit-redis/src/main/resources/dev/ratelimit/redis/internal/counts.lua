@@ -1,33 +1,44 @@
 -- ratelimit: the counts of one partition, with exactly the semantics of the in-process store
 -- (dev.ratelimit.core.store.WindowCount and BucketCount): one call decides all the limits of a request (or the
 -- part of it whose counts share a Redis Cluster slot), all or nothing, reserving permits for the limits that may
--- wait (SPEC 20); or gives back what a decision spent.
+-- wait (SPEC 20); or gives back what a decision spent; or, for the admin API (SPEC 19), reads one count
+-- without spending or forgets it.
 --
 -- Times are in microseconds, integers well inside a double's 2^53 (so a % b and floor(a / b) are exact).
 -- A count is one string value, packed with struct (little-endian doubles):
 --   window  'w', S (a byte: 8 sliding, 9 strict: the steps a permit stays out), anchor, step, limit, newest,
 --           then S slots: the permits spent in step j at slot j % S, for newest - S < j <= newest; a permit
 --           of step j returns at anchor + (j + S) * step;
+--           then the sizing tag, unless it is 0;
 --           then, only while callers wait, a (step, permits) pair for each step after newest with permits
 --           reserved in it, in order of step (the ring cannot hold them: they may lie more than S steps ahead).
---           A window without reservations is byte for byte what the versions before them wrote, so the two
---           versions read each other's counts during a rolling deploy (but an old one counts a window that
---           holds reservations afresh: a wait should be given to a limit once every instance can wait)
+--           The length tells the two apart: past the slots, a multiple of 16 bytes is pairs alone (tag 0), 8
+--           bytes more is the tag, then the pairs.
 --   bucket  'b', tat, epoch, interval, limit (GCRA: full again at tat; epoch: when it last stopped being full;
---           tat is also the queue of reservations: a caller that waits moves it past its own instant)
+--           tat is also the queue of reservations: a caller that waits moves it past its own instant);
+--           then the sizing tag, unless it is 0
+--   The sizing tag (live values, SPEC 19) is that of the request that sized the count (a value without one
+--   has tag 0): a request with another tag re-sizes the count first (see load).
+--   A count of tag 0 without reservations is byte for byte what the versions before live values and waiting
+--   wrote, so those versions and this one read each other's counts during a rolling deploy (but an old one
+--   counts a value that holds reservations or another tag afresh: a wait, or a live value, should be given to
+--   a limit once every instance runs this version)
 -- A count that holds nothing (a window whose permits have all returned and that has nothing reserved, a full
 -- bucket) is as good as a missing one: the next request sizes it anew. So a count expires exactly when it
 -- comes to hold nothing (the return of its last permit, reserved ones included; a bucket's tat), and that
 -- loses nothing.
 --
 -- KEYS[i]  the count of limit i; all in one hash slot
--- ARGV[1]  'a' (acquire), 'd' (decide only: as acquire, but spend nothing) or 'r' (release)
+-- ARGV[1]  'a' (acquire), 'd' (decide only: as acquire, but spend nothing), 'r' (release), 'i' (inspect: the
+--          count of KEYS[1] as a request would find it, spending and writing nothing) or 'x' (restart: forget
+--          the count of KEYS[1])
 -- ARGV[2]  now; empty: the server's clock (a test passes its manual clock's reading instead)
 -- ARGV[3]  milliseconds added to every expiry (0 in production; a manual clock stands while real time passes)
 -- acquire: ARGV[4]  microseconds from now before which the call does not go (0; more for the second part of a
 --                   request split over two cluster slots: it goes at the first part's instant, or later)
 --          ARGV[6i-1 .. 6i+4] for limit i: its code (algorithm s|t|b = sliding|strict|bucket, then kind
---          a|s|c = acquire|shadow|charge), permit limit, step (windows) or interval (bucket), permits, the
+--          a|s|c = acquire|shadow|charge, then the sizing tag and the window in seconds: 'sa12345/60'; the
+--          two letters alone: tag 0), permit limit, step (windows) or interval (bucket), permits, the
 --          longest it may wait in microseconds (0: it may not), and a receipt of these permits to give back
 --          before deciding (empty: none; a split request moving or taking back what it spent)
 --          Reply, six integers per limit: state (0 spent, 1 unspent, 2 refused); permits left;
@@ -36,6 +47,9 @@
 --          microseconds until the call goes (0 unless its permits were reserved)
 -- release: ARGV[2i+2], ARGV[2i+3] for key i: the receipt and the permits to give back
 --          Reply: the permits given back
+-- inspect: ARGV[4 .. 10] as for acquire, of one limit (permits 1, no wait, no receipt)
+--          Reply: permits left; reset as for acquire; permits in debt (spent past the limit by a charge)
+-- restart: no more arguments. Reply: 0
 local floor, max, min = math.floor, math.max, math.min
 local spack, sunpack = struct.pack, struct.unpack
 
@@ -52,18 +66,21 @@ end
 local padding = tonumber(ARGV[3])
 local INT_MAX = 2147483647
 local CAP = 4503599627370496 -- 2^52 us (142 years): how far past now a bucket in debt may go
-local WINDOW = {[8] = '<c1Bdddddddddddd', [9] = '<c1Bddddddddddddd'}
+local WINDOW = {[8] = '<c1Bdddddddddddd', [9] = '<c1Bddddddddddddd'} -- untagged: tag 0
 local WINDOW_BYTES = {[8] = 2 + 8 * 12, [9] = 2 + 8 * 13}
+local TAG = '<d'
+local TAG_BYTES = 8
 local RESERVED = '<dd'
 local RESERVED_BYTES = 16
-local BUCKET = '<c1dddd'
+local BUCKET = '<c1dddd' -- untagged: tag 0
 local BUCKET_BYTES = 1 + 8 * 4
+local TAGGED_BUCKET = '<c1ddddd'
 
 -- windows: c = {S, a (anchor), s (step), l (limit), n (newest step), sum, [1 .. S] = slots,
 --               r (steps reserved ahead of the clock), rs[1 .. r] (those steps, ascending), rp[1 .. r] (permits)}
 
-local function newWindow(steps, limit, step)
-  local c = {S = steps, a = now, s = step, l = limit, n = 0, sum = 0, r = 0, rs = {}, rp = {}}
+local function newWindow(steps, limit, step, tag)
+  local c = {S = steps, a = now, s = step, l = limit, n = 0, sum = 0, tag = tag, r = 0, rs = {}, rp = {}}
   for x = 1, steps do
     c[x] = 0
   end
@@ -75,17 +92,24 @@ end
 local function loadWindow(raw)
   local S = raw and string.byte(raw, 2)
   local bytes = S and WINDOW_BYTES[S]
-  if not bytes or string.byte(raw, 1) ~= 119 or #raw < bytes or (#raw - bytes) % RESERVED_BYTES ~= 0 then
+  if not bytes or string.byte(raw, 1) ~= 119 or #raw < bytes then
+    return nil
+  end
+  local tagged = (#raw - bytes) % RESERVED_BYTES
+  if tagged ~= 0 and tagged ~= TAG_BYTES then
     return nil
   end
   local c = {sunpack(WINDOW[S], raw)}
-  local w = {S = S, a = c[3], s = c[4], l = c[5], n = c[6], sum = 0, r = (#raw - bytes) / RESERVED_BYTES,
-             rs = {}, rp = {}}
+  local w = {S = S, a = c[3], s = c[4], l = c[5], n = c[6], sum = 0, tag = 0,
+             r = (#raw - bytes - tagged) / RESERVED_BYTES, rs = {}, rp = {}}
   for x = 1, S do
     w[x] = c[6 + x]
     w.sum = w.sum + w[x]
   end
   local at = bytes + 1
+  if tagged ~= 0 then
+    w.tag, at = sunpack(TAG, raw, at)
+  end
   for i = 1, w.r do
     w.rs[i], w.rp[i], at = sunpack(RESERVED, raw, at)
   end
@@ -152,24 +176,33 @@ local function saveWindow(key, c)
     return
   end
   local value = spack(WINDOW[c.S], 'w', c.S, c.a, c.s, c.l, c.n, unpack(c, 1, c.S))
-  if c.r > 0 then
+  if c.tag ~= 0 or c.r > 0 then
     local parts = {value}
+    if c.tag ~= 0 then
+      parts[2] = spack(TAG, c.tag)
+    end
     for i = 1, c.r do
-      parts[i + 1] = spack(RESERVED, c.rs[i], c.rp[i])
+      parts[#parts + 1] = spack(RESERVED, c.rs[i], c.rp[i])
     end
     value = table.concat(parts)
   end
   redis.call('SET', key, value, 'PX', floor((c.a + (last + c.S) * c.s - now + 999) / 1000) + padding)
 end
 
--- buckets: c = {bucket = true, t (tat), e (epoch), i (interval), l (limit)}
+-- buckets: c = {bucket = true, t (tat), e (epoch), i (interval), l (limit), tag}
 
 local function loadBucket(raw)
-  if not raw or #raw ~= BUCKET_BYTES or string.byte(raw, 1) ~= 98 then
+  if not raw or string.byte(raw, 1) ~= 98 then
     return nil
   end
-  local _, t, e, i, l = sunpack(BUCKET, raw)
-  return {bucket = true, t = t, e = e, i = i, l = l}
+  if #raw == BUCKET_BYTES then
+    local _, t, e, i, l = sunpack(BUCKET, raw)
+    return {bucket = true, t = t, e = e, i = i, l = l, tag = 0}
+  elseif #raw == BUCKET_BYTES + TAG_BYTES then
+    local _, t, e, i, l, tag = sunpack(TAGGED_BUCKET, raw)
+    return {bucket = true, t = t, e = e, i = i, l = l, tag = tag}
+  end
+  return nil
 end
 
 local function saveBucket(key, c)
@@ -177,7 +210,13 @@ local function saveBucket(key, c)
     redis.call('DEL', key) -- full: holds nothing
     return
   end
-  redis.call('SET', key, spack(BUCKET, 'b', c.t, c.e, c.i, c.l), 'PX', floor((c.t - now + 999) / 1000) + padding)
+  local value
+  if c.tag ~= 0 then
+    value = spack(TAGGED_BUCKET, 'b', c.t, c.e, c.i, c.l, c.tag)
+  else
+    value = spack(BUCKET, 'b', c.t, c.e, c.i, c.l)
+  end
+  redis.call('SET', key, value, 'PX', floor((c.t - now + 999) / 1000) + padding)
 end
 
 local function save(key, c)
@@ -357,12 +396,17 @@ end
 
 -- acquire ---------------------------------------------------------------------------------------------
 
-local counts = {}
-local all = ARGV[1] == 'a'
-local goAt = now + tonumber(ARGV[4]) -- when the call goes: the latest grant of its limits that wait
-for k = 1, #KEYS do
+-- the count of KEYS[k] as a request of limit k finds it: first the receipt of ARGV[6k+4] given back (to the
+-- count as it was sized, which issued it); then re-sized when the request's sizing tag is another (as
+-- WindowCount and BucketCount.adopt: the same window, the new limit with the permits spent kept, and a
+-- window's reservations kept as they are, permits promised already; another window or algorithm, afresh);
+-- then sized by the request if it holds nothing. c.changed: the give-back changed what is stored
+local function load(k)
   local code = ARGV[6 * k - 1]
   local algorithm = string.byte(code, 1)
+  local tag, window = string.match(code, '^..(%-?%d*)/?(%d*)$')
+  tag = tonumber(tag) or 0
+  window = tonumber(window) or 0
   local limit = tonumber(ARGV[6 * k])
   local size = tonumber(ARGV[6 * k + 1])
   local permits = tonumber(ARGV[6 * k + 2])
@@ -379,21 +423,65 @@ for k = 1, #KEYS do
     changed = giveBack(c, tonumber(receipt), permits) > 0
   end
   if algorithm == 98 then
+    if c and c.tag ~= tag and c.t > now and not (c.l == limit and c.i == size) then
+      -- another limit over the same window keeps the share of the capacity out (as BucketCount.adopt)
+      local out = c.t - now
+      local b = {bucket = true, t = now, e = now, i = size, l = limit}
+      if floor((window * 1000000 + c.l - 1) / c.l) == c.i then
+        b.t = now + min(floor(out / c.i) * size + floor((out % c.i) * size / c.i), CAP)
+      end
+      c = b
+    end
     if not c or c.t <= now then
       -- missing or full (holds nothing): sized by this request; a new epoch begins
       c = {bucket = true, t = now, e = now, i = size, l = limit}
     end
-  elseif not c or (c.sum == 0 and c.r == 0) then -- missing or empty: anchored now, sized by this request
-    c = newWindow(algorithm == 116 and 9 or 8, limit, size) -- t: a strict window
+  else
+    if c and c.tag ~= tag then
+      if c.S ~= (algorithm == 116 and 9 or 8) or c.s ~= size then
+        c = nil -- another window: its steps (and reservations) mean nothing in the new one
+      else
+        c.l = limit -- reservations stay as they are: permits promised already
+      end
+    end
+    if not c or (c.sum == 0 and c.r == 0) then -- missing or empty: anchored now, sized by this request
+      c = newWindow(algorithm == 116 and 9 or 8, limit, size, tag) -- t: a strict window
+    end
   end
+  c.tag = tag
   c.kind = string.byte(code, 2) -- a 97, s 115, c 99
   c.permits = permits
   c.wait = tonumber(ARGV[6 * k + 3])
   c.changed = changed
+  return c
+end
+
+if ARGV[1] == 'x' then
+  redis.call('DEL', KEYS[1])
+  return 0
+end
+
+if ARGV[1] == 'i' then
+  local c = load(1)
+  local debt
+  if c.bucket then
+    local over = c.t - now - c.l * c.i
+    debt = over > 0 and floor((over + c.i - 1) / c.i) or 0
+  else
+    debt = max(0, c.sum - c.l)
+  end
+  return {remaining(c), reset(c), debt}
+end
+
+local counts = {}
+local all = ARGV[1] == 'a'
+local goAt = now + tonumber(ARGV[4]) -- when the call goes: the latest grant of its limits that wait
+for k = 1, #KEYS do
+  local c = load(k)
   if c.kind == 97 and c.wait == 0 then
-    all = all and has(c, permits)
+    all = all and has(c, c.permits)
   elseif c.kind == 97 then
-    local grant = grantAt(c, permits)
+    local grant = grantAt(c, c.permits)
     all = all and grant - now <= c.wait
     goAt = max(goAt, grant)
   end

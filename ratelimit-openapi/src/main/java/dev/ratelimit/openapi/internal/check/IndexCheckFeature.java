@@ -1,5 +1,6 @@
 package dev.ratelimit.openapi.internal.check;
 
+import dev.ratelimit.core.config.AdminSettings;
 import dev.ratelimit.cdi.LimitResolver;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
@@ -28,6 +29,10 @@ public class IndexCheckFeature implements DynamicFeature {
             return;
         }
         Class<?> userClass = LimitResolver.userClass(resourceClass);
+        jakarta.ws.rs.Path path = userClass.getAnnotation(jakarta.ws.rs.Path.class);
+        if (path != null && path.value().equals(AdminSettings.INTERNAL_PATH)) {
+            return; // the library's admin resource: no limit counts it, and the filter documents it itself
+        }
         IndexCheck c = check;
         if (c == null) {
             ClassLoader loader = userClass.getClassLoader();

@@ -1,0 +1,141 @@
+package dev.ratelimit.jaxrs.internal;
+
+import dev.ratelimit.RateLimitAdmin;
+import dev.ratelimit.cdi.RateLimitRuntime;
+import dev.ratelimit.core.CountState;
+import dev.ratelimit.core.RateLimitStoreException;
+import dev.ratelimit.core.config.AdminSettings;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
+import java.security.Principal;
+
+/**
+ * The admin API over HTTP (SPEC 19), served at {@code ratelimit.admin.path} ({@link AdminPathFilter} rewrites it
+ * here) when {@code ratelimit.admin.enabled=true}. A caller without a principal gets 401, one without
+ * {@code ratelimit.admin.role} 403; no limit counts these requests ({@code RateLimitFeature} binds nothing here).
+ * JSON bodies, errors as RFC 9457 problems; every answer is in the OpenAPI document (ratelimit-openapi adds it).
+ */
+@ApplicationScoped
+@Path(AdminSettings.INTERNAL_PATH)
+public class AdminResource {
+
+    private static final String JSON = "application/json";
+    private static final String PROBLEM = "application/problem+json";
+    private static final int MAX_TOP = 100;
+
+    // injected, not looked up: a container that removes unused beans (Quarkus) keeps what is injected
+    @Inject
+    RateLimitAdmin admin;
+
+    @Inject
+    RateLimitRuntime runtime;
+
+    @GET
+    @Path("limits")
+    public Response limits(@Context SecurityContext security) {
+        Response denied = denied(security);
+        return denied != null ? denied : ok(AdminJson.limits(admin.limits()));
+    }
+
+    @GET
+    @Path("limits/{name}/partitions/{partition}")
+    public Response count(@PathParam("name") String name, @PathParam("partition") String partition,
+                          @QueryParam("plan") String plan, @Context SecurityContext security) {
+        Response denied = denied(security);
+        if (denied != null) {
+            return denied;
+        }
+        try {
+            CountState state = admin.count(name, partition, blankToNull(plan));
+            return ok(AdminJson.count(name, partition, blankToNull(plan), state));
+        } catch (IllegalArgumentException e) {
+            return problem(404, "Not Found", e.getMessage());
+        } catch (RateLimitStoreException e) {
+            return problem(503, "Service Unavailable", e.getMessage());
+        }
+    }
+
+    @DELETE
+    @Path("limits/{name}/partitions/{partition}")
+    public Response reset(@PathParam("name") String name, @PathParam("partition") String partition,
+                          @QueryParam("plan") String plan, @Context SecurityContext security) {
+        Response denied = denied(security);
+        if (denied != null) {
+            return denied;
+        }
+        try {
+            Principal caller = security.getUserPrincipal();
+            admin.reset(name, partition, blankToNull(plan), "\"" + caller.getName() + "\" over HTTP");
+            return Response.noContent().build();
+        } catch (IllegalArgumentException e) {
+            return problem(404, "Not Found", e.getMessage());
+        } catch (RateLimitStoreException e) {
+            return problem(503, "Service Unavailable", e.getMessage());
+        }
+    }
+
+    @GET
+    @Path("limits/{name}/refused")
+    public Response refused(@PathParam("name") String name, @QueryParam("top") String top,
+                            @Context SecurityContext security) {
+        Response denied = denied(security);
+        if (denied != null) {
+            return denied;
+        }
+        int n;
+        try {
+            n = top == null || top.isBlank() ? 10 : Integer.parseInt(top.strip());
+        } catch (NumberFormatException e) {
+            n = 0;
+        }
+        if (n < 1 || n > MAX_TOP) {
+            return problem(400, "Bad Request", "ratelimit: top must be an integer from 1 to " + MAX_TOP + ", was \""
+                    + top + "\"");
+        }
+        try {
+            return ok(AdminJson.refused(name, admin.refused(name, n)));
+        } catch (IllegalArgumentException e) {
+            return problem(404, "Not Found", e.getMessage());
+        }
+    }
+
+    /**
+     * 404 when the admin resource is off; 401 without a caller, 403 without the role; else null. (A request that
+     * names this class's path itself never gets here: {@link AdminPathFilter} answers it with 404.)
+     */
+    private Response denied(SecurityContext security) {
+        AdminSettings settings = runtime.adminSettings();
+        if (!settings.enabled()) {
+            return problem(404, "Not Found", "nothing is served here");
+        }
+        if (security == null || security.getUserPrincipal() == null) {
+            return Response.status(401).type(PROBLEM).header("WWW-Authenticate", "Bearer")
+                    .entity(AdminJson.problem(401, "Unauthorized", "the rate-limit admin API needs an authenticated "
+                            + "caller in the role \"" + settings.role() + "\"")).build();
+        }
+        if (!security.isUserInRole(settings.role())) {
+            return problem(403, "Forbidden", "the rate-limit admin API needs the role \"" + settings.role() + "\"");
+        }
+        return null;
+    }
+
+    private static Response ok(String json) {
+        return Response.ok(json, JSON).build();
+    }
+
+    private static Response problem(int status, String title, String detail) {
+        return Response.status(status).type(PROBLEM).entity(AdminJson.problem(status, title, detail)).build();
+    }
+
+    private static String blankToNull(String value) {
+        return value == null || value.isBlank() ? null : value.strip();
+    }
+}

@@ -1,0 +1,147 @@
+package dev.ratelimit.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ratelimit.tck.support.Caller;
+import dev.ratelimit.tck.support.Reply;
+import dev.ratelimit.tck.support.ServerUnderTest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SPEC 19, the admin API over HTTP as the example serves it ({@code ratelimit.admin.enabled=true}, role
+ * {@code admin}): 401 and 403, the effective limits, one caller's count and its reset, the most refused
+ * partitions, an unknown limit, and no limit counting admin requests.
+ */
+class AdminTest extends TckTestBase {
+
+    static final String ADMIN = "/ratelimit";
+
+    private Caller ops() {
+        return server.as("ops:admin");
+    }
+
+    @Test
+    void withoutACallerTheAdminApiAnswers401AndWithoutTheAdminRole403() {
+        Reply anonymous = server.anonymous().get(ADMIN + "/limits").assertStatus(401);
+        assertThat(anonymous.header("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
+        server.as("bob").get(ADMIN + "/limits").assertStatus(403);
+        server.as("bob:gold").delete(ADMIN + "/limits/default/partitions/anonymous").assertStatus(403);
+        server.withFreshKey().get(ADMIN + "/limits/default/refused").assertStatus(401);
+    }
+
+    @Test
+    void theLimitsListTheExamplesLimitsWithTheirEffectiveValues() {
+        JsonNode body = ops().get(ADMIN + "/limits").assertStatus(200).json();
+        Map<String, JsonNode> limits = new TreeMap<>();
+        body.get("limits").forEach(limit -> limits.put(limit.get("name").asText(), limit));
+        List<String> expected = new ArrayList<>(List.of(DEFAULT, BURST, HOURLY, DELETE, EXPORT_LIMIT, MODULE, "reports", "items"));
+        if (global().isPresent()) {
+            expected.add(GLOBAL);
+        }
+        assertThat(limits.keySet()).containsExactlyInAnyOrderElementsOf(expected);
+        assertLimit(limits.get(DEFAULT), 3, 60);
+        assertThat(limits.get(DEFAULT).get("plans").get("gold").get("permitLimit").asInt()).isEqualTo(10);
+        assertThat(limits.get(DEFAULT).get("declaredOn").toString()).contains("TodoResource");
+        String burstAlgorithm = System.getProperty("tck.burstAlgorithm", "");
+        assertLimit(limits.get(BURST), 5, 1, burstAlgorithm.isBlank() ? "SLIDING_WINDOW" : burstAlgorithm);
+        assertLimit(limits.get(HOURLY), 500, 3600);
+        assertLimit(limits.get(DELETE), 2, 60);
+        assertLimit(limits.get(EXPORT_LIMIT), 1, 10);
+        assertThat(limits.get(EXPORT_LIMIT).get("plans").get("gold").get("mode").asText()).isEqualTo("off");
+        assertLimit(limits.get(MODULE), 100, 60);
+        assertLimit(limits.get("reports"), 10, 60);
+        assertLimit(limits.get("items"), 50, 60);
+        global().ifPresent(permits -> assertLimit(limits.get(GLOBAL), permits, 60));
+    }
+
+    private static void assertLimit(JsonNode limit, int permitLimit, int windowSeconds) {
+        assertLimit(limit, permitLimit, windowSeconds, "SLIDING_WINDOW");
+    }
+
+    /** {@code algorithm}: the burst limit's is the server's {@code tck.burstAlgorithm} when it runs with another. */
+    private static void assertLimit(JsonNode limit, int permitLimit, int windowSeconds, String algorithm) {
+        assertThat(limit.get("permitLimit").asInt()).as("%s", limit).isEqualTo(permitLimit);
+        assertThat(limit.get("windowSeconds").asInt()).as("%s", limit).isEqualTo(windowSeconds);
+        assertThat(limit.get("algorithm").asText()).as("%s", limit).isEqualTo(algorithm);
+        assertThat(limit.get("mode").asText()).as("%s", limit).isEqualTo("enforce");
+    }
+
+    @Test
+    void afterFourRequestsThePartitionShowsNoPermitLeftAndAResetLetsTheCallerBackIn() {
+        String key = ServerUnderTest.freshName("K");
+        Caller caller = server.withKey(key);
+        for (int i = 0; i < 3; i++) {
+            caller.get(TODOS).assertStatus(200);
+        }
+        caller.get(TODOS).assertRefusedBy(DEFAULT);
+        String count = ADMIN + "/limits/default/partitions/X-Api-Key:" + key;
+
+        JsonNode seen = ops().get(count).assertStatus(200).json();
+        assertThat(seen.get("remaining").asInt()).as("%s", seen).isZero();
+        assertThat(seen.get("permitLimit").asInt()).isEqualTo(3);
+        assertThat(seen.get("resetSeconds").asInt()).isBetween(1, 60);
+        assertThat(seen.get("inDebt").asBoolean()).isFalse();
+        assertThat(ops().get(count).json().get("remaining").asInt()).as("reading spends nothing").isZero();
+
+        ops().delete(count).assertStatus(204);
+
+        Reply back = caller.get(TODOS).assertStatus(200);
+        assertThat(back.remaining(DEFAULT)).isEqualTo(2);
+        assertThat(ops().get(count).json().get("remaining").asInt()).isEqualTo(2);
+    }
+
+    @Test
+    void aPlansCountIsReadWithItsPlan() {
+        String name = ServerUnderTest.freshName("gold");
+        server.as(name + ":gold").get(TODOS).assertStatus(200);
+        JsonNode seen = ops().get(ADMIN + "/limits/default/partitions/sub:" + name + "?plan=gold").assertStatus(200).json();
+        assertThat(seen.get("permitLimit").asInt()).isEqualTo(10);
+        assertThat(seen.get("remaining").asInt()).isEqualTo(9);
+    }
+
+    @Test
+    void afterFiveRefusalsTheMostRefusedListsTheCallerFirstWithFive() {
+        String key = ServerUnderTest.freshName("K2");
+        Caller caller = server.withKey(key);
+        caller.get(EXPORT).assertStatus(200); // export: one per 10 s
+        for (int i = 0; i < 5; i++) {
+            caller.get(EXPORT).assertRefusedBy(EXPORT_LIMIT);
+        }
+        JsonNode refused = ops().get(ADMIN + "/limits/export/refused?top=3").assertStatus(200).json().get("refused");
+        assertThat(refused.size()).isBetween(1, 3);
+        assertThat(refused.get(0).get("partition").asText()).as("%s", refused).isEqualTo("X-Api-Key:" + key);
+        assertThat(refused.get(0).get("count").asInt()).as("%s", refused).isEqualTo(5);
+    }
+
+    @Test
+    void anUnknownLimitIsA404NamingIt() {
+        String name = "no-such-limit";
+        for (String path : List.of("/limits/" + name + "/refused", "/limits/" + name + "/partitions/anonymous")) {
+            Reply reply = ops().get(ADMIN + path).assertStatus(404);
+            assertThat(reply.json().get("detail").asText()).contains("\"" + name + "\"");
+        }
+        assertThat(ops().delete(ADMIN + "/limits/" + name + "/partitions/anonymous").assertStatus(404).body())
+                .contains(name);
+        ops().get(ADMIN + "/limits/default/refused?top=zero").assertStatus(400);
+    }
+
+    @Test
+    void aHundredAndFiftyAdminRequestsInAMinuteAreNeverRefused() {
+        Caller ops = ops();
+        for (int i = 0; i < 150; i++) {
+            Reply reply = ops.get(ADMIN + "/limits");
+            assertThat(reply.status()).as("admin request %d: %s", i + 1, reply).isEqualTo(200);
+            assertThat(reply.hasRateLimitHeaders()).as("no limit counts it: %s", reply).isFalse();
+        }
+    }
+
+    @Test
+    void theResourcesOwnPathIsNotServed() {
+        ops().get("/ratelimit-admin-d5e3/limits").assertStatus(404);
+    }
+}
