@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * How a request's ledger reaches the interceptor on Quarkus, where the request may change threads between its
- * filters and its method, and the library reads the ledger back from Quarkus REST's current request: a limited
- * bean called from any kind of resource method joins that request (one decision per limit, both in its headers),
- * and concurrent requests each see only their own ledger.
+ * filters and its method, and the extension reads the ledger back from Quarkus REST's current request (its routing
+ * context): a limited bean called from any kind of resource method joins that request (one decision per limit,
+ * both in its headers), and concurrent requests each see only their own ledger.
  */
 @QuarkusTest
 class LedgerReachOnQuarkusTest {
@@ -46,7 +46,7 @@ class LedgerReachOnQuarkusTest {
             assertThat(stateOf(response)).as(kind).containsSubsequence("\"reach-outer\";r=8;t=60", "\"reach-lookup\";r=4;t=60");
         }
         // read back from the request, not from a request-scoped bean made for it
-        assertThat(runtime.ledgers()).hasToString("RequestLedgers[in the request (Quarkus REST)]");
+        assertThat(runtime.ledgers()).hasToString("RequestLedgers[in the request's routing context (ratelimit-quarkus)]");
     }
 
     @Test
