@@ -121,6 +121,14 @@ final class Declarations {
         return module;
     }
 
+    /** Every declaration, module, classes and methods. */
+    List<LimitDeclaration> all() {
+        List<LimitDeclaration> all = new ArrayList<>(module);
+        onClasses.values().forEach(all::addAll);
+        onMethods.values().forEach(all::addAll);
+        return all;
+    }
+
     /** Every class that declares a limit on itself or on a method. */
     Set<DotName> limitedClasses() {
         Set<DotName> all = new LinkedHashSet<>(onClasses.keySet());
