@@ -27,6 +27,26 @@ final class LimitsBuildItem extends SimpleBuildItem {
         this.unboundClasses = unboundClasses;
     }
 
+    /**
+     * True when the CDI interceptor still limits some method of {@code c}: a business method covered by a limit that
+     * the build did not take off (a bean method; a resource class's other methods; a resource method the build
+     * could not recognise).
+     */
+    boolean hasInterceptedMethods(org.jboss.jandex.ClassInfo c) {
+        boolean classBound = declarations.hasClassLimits(c.name()) && !unboundClasses.contains(c.name());
+        for (org.jboss.jandex.MethodInfo m : c.methods()) {
+            if (!Declarations.isBusinessMethod(m)) {
+                continue;
+            }
+            boolean ownBound = declarations.hasMethodLimits(m) && !unboundMethods.contains(Declarations.key(m));
+            boolean moved = unboundClasses.contains(c.name()) && !declarations.isResourceMethod(m);
+            if (classBound || ownBound || moved) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Adds a resource method as Quarkus REST deploys it; returns its id. */
     int add(java.util.function.IntFunction<ResourceMethodLimits> method) {
         synchronized (resourceMethods) {

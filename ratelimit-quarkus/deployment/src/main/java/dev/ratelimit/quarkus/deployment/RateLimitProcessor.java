@@ -1,5 +1,6 @@
 package dev.ratelimit.quarkus.deployment;
 
+import dev.ratelimit.cdi.LimitedBeanClasses;
 import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.quarkus.runtime.LimitDeclaration;
 import dev.ratelimit.quarkus.runtime.RateLimitConfigBuilder;
@@ -13,6 +14,7 @@ import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.arc.deployment.AnnotationsTransformerBuildItem;
 import io.quarkus.arc.deployment.BeanContainerBuildItem;
 import io.quarkus.arc.deployment.BuildTimeConditionBuildItem;
+import io.quarkus.arc.deployment.SyntheticBeanBuildItem;
 import io.quarkus.arc.deployment.UnremovableBeanBuildItem;
 import io.quarkus.deployment.IsDevelopment;
 import io.quarkus.deployment.annotations.BuildProducer;
@@ -32,6 +34,7 @@ import io.quarkus.resteasy.reactive.server.deployment.SetupEndpointsResultBuildI
 import io.quarkus.resteasy.reactive.server.spi.MethodScannerBuildItem;
 import io.quarkus.resteasy.reactive.spi.CustomContainerRequestFilterBuildItem;
 import io.quarkus.resteasy.reactive.spi.CustomContainerResponseFilterBuildItem;
+import jakarta.inject.Singleton;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -256,6 +259,24 @@ class RateLimitProcessor {
                         HandlerChainCustomizer.Phase.AFTER_MATCH));
             }
         });
+    }
+
+    /**
+     * The classes with limited bean methods (the interceptor's: not the resource methods the filters decide): the
+     * library's start-up reflects on those only, not on every bean of the application.
+     */
+    @BuildStep
+    @Record(ExecutionTime.STATIC_INIT)
+    SyntheticBeanBuildItem limitedBeanClasses(RateLimitRecorder recorder, LimitsBuildItem limits, CombinedIndexBuildItem combined) {
+        List<String> names = new ArrayList<>();
+        for (DotName name : limits.declarations.limitedClasses()) {
+            ClassInfo c = combined.getIndex().getClassByName(name);
+            if (c != null && limits.hasInterceptedMethods(c)) {
+                names.add(name.toString());
+            }
+        }
+        return SyntheticBeanBuildItem.configure(LimitedBeanClasses.class).scope(Singleton.class).unremovable()
+                .supplier(recorder.limitedBeanClasses(names)).done();
     }
 
     /** Binds every resource method at run-time init, before the HTTP server accepts a request. */

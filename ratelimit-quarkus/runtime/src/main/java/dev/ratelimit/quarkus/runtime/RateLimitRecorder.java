@@ -1,6 +1,7 @@
 package dev.ratelimit.quarkus.runtime;
 
 import dev.ratelimit.cdi.Level;
+import dev.ratelimit.cdi.LimitedBeanClasses;
 import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.cdi.ResolvedLimit;
 import dev.ratelimit.cdi.ResolvedLimits;
@@ -20,6 +21,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.StringJoiner;
+import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
 /**
@@ -32,6 +34,16 @@ import org.jboss.logging.Logger;
 public class RateLimitRecorder {
 
     private static final Logger LOG = Logger.getLogger("dev.ratelimit");
+
+    /**
+     * The classes that declare limits, as the build found them: the library's start-up inspects those only
+     * ({@link LimitedBeanClasses}), instead of reflecting on every bean.
+     */
+    public Supplier<LimitedBeanClasses> limitedBeanClasses(List<String> names) {
+        Set<String> known = Set.copyOf(names);
+        LimitedBeanClasses classes = () -> known;
+        return () -> classes;
+    }
 
     /** @param methods every resource method of the application; {@code methods.get(i).id() == i} */
     public void bind(List<ResourceMethodLimits> methods) {
