@@ -2,6 +2,8 @@
 -- set, each wrk thread starting elsewhere in it), requests prepared once. Caller by WRK_MODE:
 --   key   X-Api-Key: key-<i>                      (anonymous callers, partitioned by the header)
 --   gold  Authorization: Bearer user-<i>:gold     (the example's plan "gold", partitioned by principal)
+--   forwarded  X-Forwarded-For: 198.18.<i/256>.<i%256>  (anonymous callers behind the loopback proxy,
+--              partitioned by client address: ratelimit.partition-by=...,address, trusted-proxies=127.0.0.1)
 -- done() prints one JSON line: requests, duration, non-2xx answers, socket errors, latency percentiles.
 local keys = tonumber(os.getenv("WRK_KEYS") or "5000")
 local mode = os.getenv("WRK_MODE") or "key"
@@ -14,6 +16,8 @@ function init(args)
     local headers = { ["Accept"] = "application/json" }
     if mode == "gold" then
       headers["Authorization"] = "Bearer user-" .. i .. ":gold"
+    elseif mode == "forwarded" then
+      headers["X-Forwarded-For"] = "198.18." .. math.floor(i / 256) .. "." .. (i % 256)
     else
       headers["X-Api-Key"] = "key-" .. i
     end

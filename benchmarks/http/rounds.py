@@ -3,6 +3,7 @@
 
     python3 benchmarks/http/rounds.py example --out benchmarks/results/http-example.json
     python3 benchmarks/http/rounds.py redis   --out benchmarks/results/http-redis.json
+    python3 benchmarks/http/rounds.py address --out benchmarks/results/http-address.json
     python3 benchmarks/http/rounds.py quarkus --out benchmarks/results/http-quarkus.json
     python3 benchmarks/http/rounds.py jars --jar before=/tmp/old/todos.jar --jar after=examples/todos/target/todos.jar \
         --out benchmarks/results/http-jars.json
@@ -73,6 +74,18 @@ def experiments(redis_port, jars=(), quarkus_apps=()):
             "measurements": [("off", "off", "key"), ("on", "on", "key"),
                              ("off-gold", "off", "gold"), ("on-gold", "on", "gold")],
             "ratios": [("on", "off"), ("on-gold", "off-gold")],
+        },
+        "address": {
+            "what": "examples/todos jar: GET /todos/1 from 5 000 rotating anonymous clients, partitioned by X-Api-Key "
+                    "(as shipped) vs by client address (partition-by=principal,header,address, trusted-proxies=127.0.0.1, "
+                    "each request forwarded for its client in X-Forwarded-For)",
+            "servers": {
+                "header": {"cmd": todos(), "path": "/todos/1"},
+                "address": {"cmd": todos("-Dratelimit.partition-by=principal,header,address",
+                                         "-Dratelimit.trusted-proxies=127.0.0.1"), "path": "/todos/1"},
+            },
+            "measurements": [("header", "header", "key"), ("address", "address", "forwarded")],
+            "ratios": [("address", "header")],
         },
         "redis": {
             "what": "examples/todos jar: GET /todos/1, in-process store vs Redis store (Redis pinned with the server)",
@@ -169,7 +182,7 @@ def line(r):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("experiment", choices=["example", "redis", "quarkus", "jars"])
+    p.add_argument("experiment", choices=["example", "address", "redis", "quarkus", "jars"])
     p.add_argument("--jar", action="append", default=[],
                    help="for 'jars': NAME=PATH of an example jar (its lib/ beside it); repeat, oldest first")
     p.add_argument("--app", action="append", default=[],

@@ -1,6 +1,7 @@
 package dev.ratelimit;
 
 import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitScope;
 import jakarta.enterprise.util.Nonbinding;
 import jakarta.interceptor.InterceptorBinding;
@@ -29,7 +30,8 @@ import java.lang.annotation.Target;
  *
  * <p>Every member can be changed by configuration, by the limit's name, without a rebuild:
  * {@code ratelimit.limits.<name>.permit-limit}, {@code .window-seconds}, {@code .algorithm} and
- * {@code .mode} ({@code enforce}, {@code shadow}, {@code off}), and per plan of callers
+ * {@code .mode} ({@code enforce}, {@code shadow}, {@code off}), {@code .max-wait-millis} and {@code .per}, and
+ * the size and mode per plan of callers
  * ({@code ratelimit.plans.<plan>.limits.<name>.*}).
  *
  * <p>Invalid values fail the deployment with a message naming the method and the value.
@@ -75,6 +77,28 @@ public @interface RateLimit {
      */
     @Nonbinding
     int cost() default 1;
+
+    /**
+     * How long a call over the limit may wait for its permits, in milliseconds, {@code >= 0}; default 0: refuse at
+     * once. Above 0 the call reserves its permits (first come, first served) and goes ahead at the instant they
+     * exist, when that is within this time; otherwise it fails at once and reserves nothing. For calls to other
+     * services (a CDI bean method, a MicroProfile Rest Client interface method): a blocking method sleeps, one
+     * returning {@code CompletionStage} or a Mutiny {@code Uni}/{@code Multi} is delayed without holding a thread.
+     * A Jakarta REST resource method refuses at once: a wait there fails the deployment. Configuration:
+     * {@code ratelimit.limits.<name>.max-wait-millis}.
+     */
+    @Nonbinding
+    long maxWaitMillis() default 0;
+
+    /**
+     * Whose count the limit spends from: each caller's (default {@link RateLimitPer#CALLER}), or one count for the
+     * whole application ({@link RateLimitPer#APPLICATION}: a partner's limit is on the application, not on each of
+     * its callers; also a cap that protects a back end whatever the number of callers). Limits that share a name
+     * must agree (the deployment fails naming both otherwise). Configuration: {@code ratelimit.limits.<name>.per}
+     * ({@code caller} or {@code application}).
+     */
+    @Nonbinding
+    RateLimitPer per() default RateLimitPer.CALLER;
 
     /**
      * Holds repeated {@code @RateLimit}s. It is an interceptor binding of its own because some

@@ -18,6 +18,9 @@ import java.util.concurrent.CompletionStage;
  * joins the request: its limits appear in the response's headers, and if the request ends in a rate-limit
  * 429 its permits are given back (a request is charged by all of its limits or by none). Outside a request
  * the caller is the CDI {@code Principal}; or pass a partition explicitly.
+ *
+ * <p>It never waits: {@link #acquire} refuses at once even for a limit whose declarations wait for their permits
+ * ({@code maxWaitMillis}, SPEC 20); a limit declared {@code per = APPLICATION} spends from its one count here too.
  */
 public interface RateLimiter {
 

@@ -62,6 +62,29 @@ public final class LimitResolver {
         return element.isAnnotationPresent(RateLimit.class) || element.isAnnotationPresent(RateLimit.List.class);
     }
 
+    /**
+     * The method a user wrote, under a container's generated wrapper: Quarkus invokes the interceptors of a
+     * MicroProfile Rest Client on a generated class that implements the client interface ({@code Iface$$CDIWrapper}),
+     * so its limits are those of the interface's method, named as the interface's. Else the method itself.
+     */
+    public static Method declaredMethod(Method method) {
+        Class<?> type = method.getDeclaringClass();
+        if (type.isInterface() || !type.getName().contains("$$")) {
+            return method;
+        }
+        for (Class<?> implemented : type.getInterfaces()) {
+            try {
+                Method declared = implemented.getMethod(method.getName(), method.getParameterTypes());
+                if (isAnnotated(declared) || isAnnotated(declared.getDeclaringClass())) {
+                    return declared;
+                }
+            } catch (NoSuchMethodException e) {
+                // not this interface's
+            }
+        }
+        return method;
+    }
+
     /** The class a user wrote, under a container's proxy or subclass (Weld, ArC, Liberty). */
     public static Class<?> userClass(Class<?> type) {
         Class<?> c = type;
@@ -94,11 +117,18 @@ public final class LimitResolver {
                 throw new InvalidRateLimitException("@RateLimit on " + onWhat(element, level, where) + ": "
                         + e.getMessage());
             }
-            String costError = LimitRules.costError(annotation.cost(), policy.permitLimit());
-            if (costError != null) {
-                throw new InvalidRateLimitException("@RateLimit on " + onWhat(element, level, where) + ": " + costError);
+            String error = LimitRules.costError(annotation.cost(), policy.permitLimit());
+            if (error == null) {
+                error = LimitRules.maxWaitError(annotation.maxWaitMillis());
             }
-            into.add(new ResolvedLimit(policy, annotation.cost(), annotation.scope(), level));
+            if (error == null && annotation.per() == null) {
+                error = "per must not be null";
+            }
+            if (error != null) {
+                throw new InvalidRateLimitException("@RateLimit on " + onWhat(element, level, where) + ": " + error);
+            }
+            into.add(new ResolvedLimit(policy, annotation.cost(), annotation.scope(), level, annotation.maxWaitMillis(),
+                    annotation.per()));
         }
     }
 

@@ -6,7 +6,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Which counts a limit spends from: those of one limit name for the callers of one plan (or of no plan).
- * A count is kept per (key, partition). The engine makes one key per (name, plan) when the application
+ * A count is kept per (key, partition); a key {@linkplain #perApplication() per application} has one count for
+ * every partition, that of the partition {@value #APPLICATION}. The engine makes one key per (name, plan) when the application
  * deploys and binds it to the store ({@link RateLimitStore#bind}); requests then never look a count up
  * by name. Immutable.
  */
@@ -16,17 +17,27 @@ public final class CountKey {
     private static final ConcurrentHashMap<String, Integer> IDS = new ConcurrentHashMap<>();
     private static final AtomicInteger NEXT_ID = new AtomicInteger();
 
+    /** The partition of every count of a key per application. */
+    public static final String APPLICATION = "application";
+
     private final String name;
     private final String plan;
     private final RateLimitAlgorithm algorithm;
+    private final boolean perApplication;
     private final int id;
+
+    /** A key per caller: {@link #CountKey(String, String, RateLimitAlgorithm, RateLimitPer)} with {@code CALLER}. */
+    public CountKey(String name, String plan, RateLimitAlgorithm algorithm) {
+        this(name, plan, algorithm, RateLimitPer.CALLER);
+    }
 
     /**
      * @param name      the limit name, as {@link RateLimitPolicy#name()}
      * @param plan      the plan, or null for callers in no plan
      * @param algorithm the algorithm of every limit with this name
+     * @param per       whose count: each caller's, or the application's (one for every partition)
      */
-    public CountKey(String name, String plan, RateLimitAlgorithm algorithm) {
+    public CountKey(String name, String plan, RateLimitAlgorithm algorithm, RateLimitPer per) {
         if (name == null || !RateLimitPolicy.NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("name must be 1-64 characters from [A-Za-z0-9._-], was " + name);
         }
@@ -36,6 +47,7 @@ public final class CountKey {
         this.name = name;
         this.plan = plan;
         this.algorithm = Objects.requireNonNull(algorithm, "algorithm");
+        this.perApplication = Objects.requireNonNull(per, "per") == RateLimitPer.APPLICATION;
         this.id = IDS.computeIfAbsent(toString(), k -> NEXT_ID.incrementAndGet());
     }
 
@@ -52,6 +64,16 @@ public final class CountKey {
     /** The algorithm of the counts. */
     public RateLimitAlgorithm algorithm() {
         return algorithm;
+    }
+
+    /** True when one count serves every caller: a store keeps it under the partition {@value #APPLICATION}. */
+    public boolean perApplication() {
+        return perApplication;
+    }
+
+    /** The partition a store keeps this key's count of {@code partition} under: {@value #APPLICATION} per application. */
+    public String partition(String partition) {
+        return perApplication ? APPLICATION : partition;
     }
 
     /**

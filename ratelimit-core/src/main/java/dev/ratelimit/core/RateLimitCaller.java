@@ -1,5 +1,6 @@
 package dev.ratelimit.core;
 
+import java.net.InetAddress;
 import java.security.Principal;
 
 /**
@@ -23,4 +24,24 @@ public interface RateLimitCaller {
      * authenticated caller or outside a request.
      */
     boolean isUserInRole(String role);
+
+    /**
+     * The client of an HTTP request (SPEC 18): the peer, or the client that trusted proxies
+     * ({@code ratelimit.trusted-proxies}) forwarded for, before {@code ratelimit.ipv4-prefix} /
+     * {@code ratelimit.ipv6-prefix} apply; an IPv4-mapped address as IPv4. Resolved once per request, when first
+     * asked for; never a name lookup. Null outside an HTTP request, or when the runtime cannot tell the peer.
+     * (A default method, so that callers written before it still compile.)
+     */
+    default InetAddress clientAddress() {
+        return null;
+    }
+
+    /**
+     * The connection's peer as the runtime reports it (after the runtime's own forwarding, such as Quarkus'
+     * {@code quarkus.http.proxy.*} or Open Liberty's {@code <remoteIp>}). Null outside an HTTP request, or when
+     * the runtime cannot tell.
+     */
+    default InetAddress peerAddress() {
+        return null;
+    }
 }

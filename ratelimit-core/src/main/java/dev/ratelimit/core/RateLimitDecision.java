@@ -180,6 +180,21 @@ public final class RateLimitDecision {
         return longest;
     }
 
+    /**
+     * Nanoseconds from the decision until the call may go ahead: 0 unless its limits were reserved (SPEC 20), then
+     * the longest wait of them (all of a call's limits are reserved for the same instant).
+     */
+    public long waitNanos() {
+        if (!allowed) {
+            return 0;
+        }
+        long longest = first.waitNanos;
+        for (int i = 1; i < size(); i++) {
+            longest = Math.max(longest, outcome(i).waitNanos);
+        }
+        return longest;
+    }
+
     /** {@link #retryAfterNanos()} in whole seconds, rounded up, at least 1; 0 when allowed. */
     public long retryAfterSeconds() {
         return allowed ? 0 : roundUpToSeconds(retryAfterNanos());
@@ -222,9 +237,17 @@ public final class RateLimitDecision {
      * @param retryAfterNanos when refused: nanoseconds until the request would be allowed; else 0
      * @param receipt         where the permits were spent, for {@link RateLimitStore#release}; opaque to
      *                        all but the store; {@link #NO_RECEIPT} when nothing was spent
+     * @param waitNanos       when spent by a reservation (a limit that waits, SPEC 20): nanoseconds from the
+     *                        decision until the permits exist, when the call goes ahead; else 0
      */
     public record Outcome(RateLimitPolicy policy, State state, int remaining, long resetNanos, long retryAfterNanos,
-                          long receipt) {
+                          long receipt, long waitNanos) {
+
+        /** An outcome that goes ahead at once (no wait). */
+        public Outcome(RateLimitPolicy policy, State state, int remaining, long resetNanos, long retryAfterNanos,
+                       long receipt) {
+            this(policy, state, remaining, resetNanos, retryAfterNanos, receipt, 0);
+        }
 
         /** An outcome let through uncounted: the whole limit remains. */
         public static Outcome uncounted(RateLimitPolicy policy) {

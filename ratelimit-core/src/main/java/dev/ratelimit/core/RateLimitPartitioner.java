@@ -1,9 +1,10 @@
 package dev.ratelimit.core;
 
 /**
- * Chooses the partition, the key of the count a call spends from. The default: {@code sub:<name>}
- * for an authenticated caller, else {@code <header>:<value>} for the header named by
- * {@code ratelimit.partition-header}, else {@code anonymous}.
+ * Chooses the partition, the key of the count a call spends from. The default looks for the caller in the
+ * order of {@code ratelimit.partition-by} (default {@code principal,header}): {@code sub:<name>} for an
+ * authenticated caller, {@code <header>:<value>} for the header named by {@code ratelimit.partition-header},
+ * {@code addr:<network>} for the client address; else {@code anonymous}.
  *
  * <p>Replace it with a CDI bean implementing this interface that is an enabled {@code @Alternative}
  * ({@code @Priority}). It is called once per request (bean limits and the programmatic API reuse the

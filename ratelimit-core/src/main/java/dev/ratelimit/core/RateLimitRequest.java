@@ -39,6 +39,8 @@ public final class RateLimitRequest {
     private final RateLimitPolicy[] policies;
     private final int[] costs;
     private final Kind[] kinds;
+    private final long[] maxWaitNanos;
+    private final boolean waits;
     private final int[] lockOrder;
     // limit 0 once more, outside the arrays: a store deciding a request of one limit reads it one reference sooner
     private final int size;
@@ -53,6 +55,13 @@ public final class RateLimitRequest {
         this.keys = b.keys.toArray(new CountKey[n]);
         this.policies = b.policies.toArray(new RateLimitPolicy[n]);
         this.kinds = b.kinds.toArray(new Kind[n]);
+        this.maxWaitNanos = new long[n];
+        boolean any = false;
+        for (int i = 0; i < n; i++) {
+            maxWaitNanos[i] = b.maxWaits.get(i);
+            any |= maxWaitNanos[i] > 0;
+        }
+        this.waits = any;
         this.costs = new int[n];
         Integer[] order = new Integer[n];
         for (int i = 0; i < n; i++) {
@@ -101,6 +110,19 @@ public final class RateLimitRequest {
     }
 
     /** Permits one call spends from limit {@code i}, {@code >= 1}. */
+    /**
+     * How long a call may wait for limit {@code i}'s permits (SPEC 20), in nanoseconds: 0 (the default) refuses at
+     * once when they are not there; more reserves them when they will exist within that time.
+     */
+    public long maxWaitNanos(int i) {
+        return maxWaitNanos[i];
+    }
+
+    /** True when some limit may wait ({@link #maxWaitNanos} above 0). */
+    public boolean waits() {
+        return waits;
+    }
+
     public int cost(int i) {
         return i == 0 ? cost0 : costs[i];
     }
@@ -135,6 +157,9 @@ public final class RateLimitRequest {
             if (kinds[i] != Kind.ACQUIRE) {
                 s.append(' ').append(kinds[i]);
             }
+            if (maxWaitNanos[i] > 0) {
+                s.append(" wait ").append(maxWaitNanos[i] / 1_000_000).append(" ms");
+            }
         }
         return s.append(']').toString();
     }
@@ -146,6 +171,7 @@ public final class RateLimitRequest {
         private final List<RateLimitPolicy> policies = new ArrayList<>(4);
         private final List<Integer> costs = new ArrayList<>(4);
         private final List<Kind> kinds = new ArrayList<>(4);
+        private final List<Long> maxWaits = new ArrayList<>(4);
 
         private Builder() {
         }
@@ -161,6 +187,21 @@ public final class RateLimitRequest {
          * @throws IllegalArgumentException naming what is wrong
          */
         public Builder add(Object handle, CountKey key, RateLimitPolicy policy, int cost, Kind kind) {
+            return add(handle, key, policy, cost, kind, 0);
+        }
+
+        /**
+         * Adds a limit that may wait for its permits.
+         *
+         * @param maxWaitNanos how long a call may wait for the permits, {@code >= 0}; above 0 only for
+         *                     {@link Kind#ACQUIRE}
+         * @throws IllegalArgumentException naming what is wrong
+         */
+        public Builder add(Object handle, CountKey key, RateLimitPolicy policy, int cost, Kind kind, long maxWaitNanos) {
+            if (maxWaitNanos < 0 || (maxWaitNanos > 0 && kind != Kind.ACQUIRE)) {
+                throw new IllegalArgumentException("the wait of " + policy + " must be >= 0, and 0 unless it acquires, was "
+                        + maxWaitNanos + " ns (" + kind + ")");
+            }
             if (key == null || policy == null || kind == null) {
                 throw new IllegalArgumentException("key, policy and kind must not be null");
             }
@@ -185,6 +226,7 @@ public final class RateLimitRequest {
             policies.add(policy);
             costs.add(cost);
             kinds.add(kind);
+            maxWaits.add(maxWaitNanos);
             return this;
         }
 

@@ -219,6 +219,9 @@ class StartupValidationTest {
             "ratelimit.store.on-failure, retry",
             "ratelimit.redis.timeout-millis, forever",
             "ratelimit.test.manual-clock, yes",
+            "ratelimit.limits.burst.max-wait-millis, -1",
+            "ratelimit.limits.burst.max-wait-millis, soon",
+            "ratelimit.limits.burst.per, team",
     })
     void malformedSettingFailsStartUpNamingKeyAndValue(String key, String value) {
         Embedded.Builder app = Embedded.builder().config(key, value).resources(Unlimited.class);
@@ -290,6 +293,74 @@ class StartupValidationTest {
 
         assertThat(Failures.messages(failure)).anySatisfy(m -> assertThat(m).contains("\"shared\"")
                 .contains("SlidingShared.get()").contains("BucketShared.get()").contains("must share an algorithm"));
+    }
+
+    @Path("/waits")
+    public static class ResourceMethodThatWaits {
+        @GET
+        @RateLimit(name = "waits", permitLimit = 2, windowSeconds = 1, maxWaitMillis = 500)
+        public String get() {
+            return "never";
+        }
+    }
+
+    @Path("/per-caller")
+    public static class PerCaller {
+        @GET
+        @RateLimit(name = "backend")
+        public String get() {
+            return "never";
+        }
+    }
+
+    @Path("/per-application")
+    public static class PerApplication {
+        @GET
+        @RateLimit(name = "backend", per = dev.ratelimit.core.RateLimitPer.APPLICATION)
+        public String get() {
+            return "never";
+        }
+    }
+
+    @ApplicationScoped
+    public static class NegativeWait {
+        @RateLimit(name = "negative", maxWaitMillis = -1)
+        public String call() {
+            return "never";
+        }
+    }
+
+    @Test
+    void aResourceMethodThatWouldWaitFailsStartUpNamingTheMethod() {
+        Throwable failure = startFailure(Embedded.builder().resources(ResourceMethodThatWaits.class));
+
+        assertThat(Failures.messages(failure)).anySatisfy(m -> assertThat(m).contains("ResourceMethodThatWaits.get()")
+                .contains("\"waits\"").contains("500 ms").contains("maxWaitMillis").contains("refuses at once"));
+    }
+
+    @Test
+    void aWaitConfiguredForAResourceMethodsLimitFailsStartUpNamingTheMethodAndTheKey() {
+        Throwable failure = startFailure(Embedded.builder().resources(PerCaller.class)
+                .config("ratelimit.limits.backend.max-wait-millis", "250"));
+
+        assertThat(Failures.messages(failure)).anySatisfy(m -> assertThat(m).contains("PerCaller.get()")
+                .contains("ratelimit.limits.backend.max-wait-millis").contains("250 ms"));
+    }
+
+    @Test
+    void limitsSharingANameThatDisagreeOnWhoseCountItIsFailStartUpNamingBoth() {
+        Throwable failure = startFailure(Embedded.builder().resources(PerCaller.class, PerApplication.class));
+
+        assertThat(Failures.messages(failure)).anySatisfy(m -> assertThat(m).contains("\"backend\"")
+                .contains("PerCaller.get()").contains("PerApplication.get()").contains("per"));
+    }
+
+    @Test
+    void aNegativeWaitOnABeanMethodFailsTheContainerStart() {
+        Throwable failure = catchThrowable(() -> Embedded.builder().beans(NegativeWait.class).startCdi().close());
+
+        assertThat(Failures.messages(failure)).anySatisfy(m -> assertThat(m).contains("NegativeWait.call()")
+                .contains("maxWaitMillis must be >= 0, was -1"));
     }
 
     private static Throwable startFailure(Embedded.Builder app) {

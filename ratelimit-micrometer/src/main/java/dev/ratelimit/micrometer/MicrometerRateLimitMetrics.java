@@ -120,6 +120,20 @@ public class MicrometerRateLimitMetrics implements RateLimitMetrics {
     }
 
     @Override
+    public Timer waited(String policy) {
+        if (registry == null) {
+            return RateLimitMetrics.NONE.waited(policy);
+        }
+        io.micrometer.core.instrument.Timer timer = io.micrometer.core.instrument.Timer.builder(WAIT)
+                .description("Time calls waited for their rate-limit permits, by limit")
+                .tag(POLICY, policy)
+                .serviceLevelObjectives(WAIT_BUCKETS.toArray(new Duration[0]))
+                .register(registry);
+        keep(timer);
+        return nanos -> timer.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
     public void counts(LongSupplier counts, long max) {
         if (registry == null) {
             return;

@@ -9,12 +9,16 @@ import static dev.ratelimit.core.testing.EngineFixtures.silent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitCaller;
 import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimitPer;
+import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimitStoreException;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.engine.DeclaredLimit;
 import dev.ratelimit.core.engine.NamedLimit;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
@@ -63,6 +67,24 @@ class MicrometerRateLimitMetricsTest {
         assertThat(count("default", "refused", "none")).isEqualTo(1);
         assertThat(count("default", "allowed", "gold")).isEqualTo(1);
         assertThat(count("default", "refused", "gold")).isZero();
+    }
+
+    @Test
+    void aCallThatWaitedIsAllowedAndItsWaitIsRecordedInSecondsByLimit() {
+        RateLimitEngine engine = builder(new InProcessRateLimitStore(100, clock), metrics).build();
+        BoundLimits limits = engine.binder().bind("Partner.send()", List.of(new DeclaredLimit(
+                new RateLimitPolicy("partner", 1, 8, RateLimitAlgorithm.STRICT_WINDOW), 1, "@RateLimit", 10_000,
+                RateLimitPer.APPLICATION)));
+
+        assertThat(decide(engine, limits, "p").waitNanos()).isZero();
+        assertThat(decide(engine, limits, "q").waitNanos()).as("one window after the end of the first step: 9 s")
+                .isEqualTo(9_000_000_000L);
+
+        assertThat(count("partner", "allowed", "none")).isEqualTo(2);
+        io.micrometer.core.instrument.Timer waited = registry.get(RateLimitMetrics.WAIT).tag(RateLimitMetrics.POLICY, "partner")
+                .timer();
+        assertThat(waited.count()).as("only the call that waited").isEqualTo(1);
+        assertThat(waited.totalTime(java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(9.0);
     }
 
     /**
@@ -207,9 +229,12 @@ class MicrometerRateLimitMetricsTest {
                 if (!tag.getKey().equals("le")) {
                     return true;
                 }
-                assertThat(meter.getId().getName()).isEqualTo(RateLimitMetrics.STORE_DURATION + ".histogram");
+                assertThat(meter.getId().getName()).isIn(RateLimitMetrics.STORE_DURATION + ".histogram",
+                        RateLimitMetrics.WAIT + ".histogram");
+                List<java.time.Duration> buckets = meter.getId().getName().startsWith(RateLimitMetrics.WAIT)
+                        ? RateLimitMetrics.WAIT_BUCKETS : MicrometerRateLimitMetrics.DURATION_BUCKETS;
                 assertThat(Double.parseDouble(tag.getValue()) * 1e9)
-                        .isIn(MicrometerRateLimitMetrics.DURATION_BUCKETS.stream().map(d -> (double) d.toNanos()).toArray());
+                        .isIn(buckets.stream().map(d -> (double) d.toNanos()).toArray());
                 return false;
             }).toList();
             Set<String> keys = tags.stream().map(Tag::getKey).collect(Collectors.toCollection(java.util.TreeSet::new));

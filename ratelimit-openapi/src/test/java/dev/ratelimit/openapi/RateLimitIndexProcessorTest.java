@@ -122,6 +122,24 @@ class RateLimitIndexProcessorTest {
     }
 
     @Test
+    void aResourceMethodThatWouldWaitIsACompileErrorAsTheRuntimeWouldFailTheDeployment(@TempDir Path out) {
+        Result result = TestCompiler.compile(out, Processing.DOCUMENTED_LINE, Map.of("app.Waits", """
+                package app;
+                import dev.ratelimit.RateLimit;
+                import jakarta.ws.rs.*;
+                @Path("waits")
+                public class Waits {
+                    @GET @RateLimit(name = "waits", permitLimit = 3, windowSeconds = 60, maxWaitMillis = 500)
+                    public String get() { return ""; }
+                }
+                """));
+        assertThat(result.success()).isFalse();
+        assertThat(result.messages(Diagnostic.Kind.ERROR)).contains(
+                "@RateLimit on Waits.get(): the limit \"waits\" may wait 500 ms (maxWaitMillis), but a resource method "
+                        + "refuses at once");
+    }
+
+    @Test
     void aCostAboveThePermitLimitIsACompileErrorAsTheRuntimeWouldFailTheDeployment(@TempDir Path out) {
         Result result = TestCompiler.compile(out, Processing.DOCUMENTED_LINE, Map.of("app.Costly", """
                 package app;

@@ -63,6 +63,7 @@ public class OpenTelemetryRateLimitMetrics implements RateLimitMetrics {
     private Meter meter;
     private LongCounter requests;
     private DoubleHistogram storeDuration;
+    private DoubleHistogram waits;
     private final List<AutoCloseable> gauges = new ArrayList<>();
 
     /** For CDI: the {@link OpenTelemetry} bean, else the global one, looked up when first used. */
@@ -140,6 +141,15 @@ public class OpenTelemetryRateLimitMetrics implements RateLimitMetrics {
             // an API before 1.32: the SDK's default boundaries (views can still set them)
         }
         storeDuration = histogram.build();
+        DoubleHistogramBuilder waited = made.histogramBuilder(WAIT)
+                .setDescription("Time calls waited for their rate-limit permits, by limit")
+                .setUnit("s");
+        try {
+            waited.setExplicitBucketBoundariesAdvice(WAIT_BUCKETS.stream().map(d -> d.toNanos() / 1e9).toList());
+        } catch (NoSuchMethodError | AbstractMethodError olderApi) {
+            // an API before 1.32: the SDK's default boundaries
+        }
+        waits = waited.build();
         meter = made;
         LOG.log(Level.DEBUG, () -> "ratelimit: metrics go to " + which);
     }
@@ -167,6 +177,16 @@ public class OpenTelemetryRateLimitMetrics implements RateLimitMetrics {
         }
         DoubleHistogram histogram = storeDuration;
         Attributes attributes = Attributes.of(STORE_KEY, store, OUTCOME_KEY, outcome.label());
+        return nanos -> histogram.record(nanos / 1e9, attributes);
+    }
+
+    @Override
+    public Timer waited(String policy) {
+        if (meter == null) {
+            return RateLimitMetrics.NONE.waited(policy);
+        }
+        DoubleHistogram histogram = waits;
+        Attributes attributes = Attributes.of(POLICY_KEY, policy);
         return nanos -> histogram.record(nanos / 1e9, attributes);
     }
 

@@ -9,10 +9,14 @@ import static dev.ratelimit.core.testing.EngineFixtures.silent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitCaller;
 import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimitPer;
+import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStoreException;
 import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.engine.DeclaredLimit;
 import dev.ratelimit.core.engine.NamedLimit;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
@@ -114,6 +118,27 @@ class OpenTelemetryRateLimitMetricsTest {
 
         assertThat(gauge(byName.get(RateLimitMetrics.COUNTS))).isEqualTo(7);
         assertThat(gauge(byName.get(RateLimitMetrics.COUNTS_MAX))).isEqualTo(50);
+    }
+
+    @Test
+    void aCallThatWaitedIsAllowedAndItsWaitIsAHistogramInSecondsByLimit() {
+        RateLimitEngine engine = engine();
+        BoundLimits limits = engine.binder().bind("Partner.send()", List.of(new DeclaredLimit(
+                new RateLimitPolicy("partner", 1, 8, RateLimitAlgorithm.STRICT_WINDOW), 1, "@RateLimit", 10_000,
+                RateLimitPer.APPLICATION)));
+
+        decide(engine, limits, "p");
+        assertThat(decide(engine, limits, "q").waitNanos()).isEqualTo(9_000_000_000L);
+
+        MetricData waits = reader.collectAllMetrics().stream()
+                .filter(m -> m.getName().equals(RateLimitMetrics.WAIT)).findFirst().orElseThrow();
+        assertThat(waits.getType()).isEqualTo(MetricDataType.HISTOGRAM);
+        assertThat(waits.getUnit()).isEqualTo("s");
+        HistogramPointData point = waits.getHistogramData().getPoints().iterator().next();
+        assertThat(point.getAttributes()).isEqualTo(Attributes.of(AttributeKey.stringKey(RateLimitMetrics.POLICY), "partner"));
+        assertThat(point.getCount()).as("only the call that waited").isEqualTo(1);
+        assertThat(point.getSum()).isEqualTo(9.0);
+        assertThat(requests()).containsEntry("partner/allowed/none", 2L);
     }
 
     @Test

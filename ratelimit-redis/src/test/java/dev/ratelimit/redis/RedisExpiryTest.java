@@ -23,7 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Lossless expiry: a count's key lives exactly until the count holds nothing (the return of its newest
- * permit; a bucket's {@code tat}), and no longer. Probed with {@code PTTL} at moments where the answer
+ * permit, or of its last reserved one; a bucket's {@code tat}), and no longer. Probed with {@code PTTL} at moments where the answer
  * differs, so that a fixed TTL (a window, a window and a step) fails: on a manual clock with no padding,
  * where every instant is exact, and on the server's clock, as in production.
  */
@@ -124,6 +124,46 @@ class RedisExpiryTest {
     }
 
     @Test
+    void aWindowWithReservationsExpiresWhenItsLastReservedPermitReturns() throws Exception {
+        RateLimitPolicy partner = new RateLimitPolicy("partner", 1, 8, RateLimitAlgorithm.STRICT_WINDOW); // steps of 1 s
+        RateLimitRequest waiting = waiting(manual, partner, 60 * SECOND);
+        String key = "manual:" + RedisKeys.tag("p") + "partner";
+
+        acquire(manual, waiting); // step 0: returns one window after its end, at t0 + 9 s
+        assertTtl(key, 9_000);
+        RateLimitDecision second = acquire(manual, waiting);
+        assertThat(second.waitNanos()).as("reserved in step 9").isEqualTo(9 * SECOND);
+        assertTtl(key, 18_000);
+        RateLimitDecision third = acquire(manual, waiting);
+        assertThat(third.waitNanos()).as("reserved in step 18").isEqualTo(18 * SECOND);
+        assertTtl(key, 27_000); // far beyond the ring of nine steps: the reservations are kept all the same
+        assertThat(StoredCount.read(resp, key).reservations()).isDeepEqualTo(new long[][] {{9, 1}, {18, 1}});
+
+        manual.release(third).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertTtl(key, 18_000); // the last reserved permit is step 9's again
+        clock.set(t0 + 9_500_000_000L); // step 0 has returned; step 9's reservation is the count's only permit
+        manual.release(second).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertThat(resp.number("EXISTS", key)).as("every permit back: holds nothing").isZero();
+    }
+
+    @Test
+    void aBucketThatQueuesCallersExpiresWhenItIsFullAgainAfterTheLast() throws Exception {
+        RateLimitPolicy partner = new RateLimitPolicy("queue", 1, 2, RateLimitAlgorithm.TOKEN_BUCKET); // 2 s apart
+        RateLimitRequest waiting = waiting(manual, partner, 10 * SECOND);
+        String key = "manual:" + RedisKeys.tag("p") + "queue";
+
+        acquire(manual, waiting);
+        assertTtl(key, 2_000);
+        assertThat(acquire(manual, waiting).waitNanos()).isEqualTo(2 * SECOND);
+        assertTtl(key, 4_000);
+        RateLimitDecision last = acquire(manual, waiting);
+        assertThat(last.waitNanos()).isEqualTo(4 * SECOND);
+        assertTtl(key, 6_000);
+        manual.release(last).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertTtl(key, 4_000);
+    }
+
+    @Test
     void onTheServersClockTheKeyLivesUntilTheNewestPermitReturns() throws Exception {
         RateLimitRequest request = RateLimitRequest.builder()
                 .add(server.bind(countKey("window", RateLimitAlgorithm.SLIDING_WINDOW)),
@@ -174,6 +214,11 @@ class RedisExpiryTest {
     private static RateLimitRequest request(RedisRateLimitStore store, RateLimitPolicy policy) {
         CountKey key = new CountKey(policy.name(), null, policy.algorithm());
         return RateLimitRequest.of(store.bind(key), key, policy, 1, Kind.ACQUIRE);
+    }
+
+    private static RateLimitRequest waiting(RedisRateLimitStore store, RateLimitPolicy policy, long maxWaitNanos) {
+        CountKey key = new CountKey(policy.name(), null, policy.algorithm());
+        return RateLimitRequest.builder().add(store.bind(key), key, policy, 1, Kind.ACQUIRE, maxWaitNanos).build();
     }
 
     private static RateLimitDecision acquire(RedisRateLimitStore store, RateLimitRequest request) throws Exception {

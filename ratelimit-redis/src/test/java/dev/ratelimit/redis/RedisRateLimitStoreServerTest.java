@@ -7,6 +7,7 @@ import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitDecision.Outcome;
 import dev.ratelimit.core.RateLimitDecision.State;
+import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
@@ -101,6 +102,59 @@ class RedisRateLimitStoreServerTest {
         assertThat(after.succeededSince(before)).as("commands Redis ran for %d acquires of %d limit(s)", calls, limits)
                 .isEqualTo(Map.of("evalsha", n, "time", n, "get", n * limits, "set", n * limits));
         assertThat(after.failedSince(before)).isEmpty();
+    }
+
+    @Test
+    void aCallThatWaitsIsReservedInOneEvalshaFromTheServersClock() throws Exception {
+        String partition = partition();
+        RateLimitPolicy partner = new RateLimitPolicy("waits", 1, 1, RateLimitAlgorithm.STRICT_WINDOW); // 125 ms steps
+        CountKey key = new CountKey("waits", null, RateLimitAlgorithm.STRICT_WINDOW);
+        RateLimitRequest waiting = RateLimitRequest.builder()
+                .add(store.bind(key), key, partner, 1, Kind.ACQUIRE, 5_000_000_000L).build();
+        assertThat(acquire(partition, waiting).waitNanos()).isZero();
+
+        long before = serverMicros();
+        CommandStats statsBefore = CommandStats.of(resp);
+        RateLimitDecision second = acquire(partition, waiting);
+        CommandStats statsAfter = CommandStats.of(resp);
+        long after = serverMicros();
+
+        StoredCount stored = StoredCount.read(resp, key(partition, "waits"));
+        assertThat(stored.reservations()).as("one permit in step 9, when step 0's has returned")
+                .isDeepEqualTo(new long[][] {{9, 1}});
+        assertThat(stored.fields()).hasSize(4 + 9 + 2); // the value without reservations, then one (step, permits)
+        long goes = stored.anchorOrTat() + 9 * stored.stepOrEpoch();
+        assertThat(second.outcome(0).receipt()).as("receipt: the start of step 9").isEqualTo(goes * 1_000);
+        assertThat(second.waitNanos()).as("from the server's clock to the start of step 9")
+                .isBetween((goes - after) * 1_000, (goes - before) * 1_000);
+        assertThat(statsAfter.succeededSince(statsBefore)).as("a reservation is one script call like any other")
+                .isEqualTo(Map.of("evalsha", 1L, "time", 1L, "get", 1L, "set", 1L));
+    }
+
+    @Test
+    void aCountPerApplicationIsThePartitionApplicationsAndAMixedRequestIsStillOneScript() throws Exception {
+        CountKey appWide = new CountKey("app-wide", null, RateLimitAlgorithm.SLIDING_WINDOW, RateLimitPer.APPLICATION);
+        CountKey own = new CountKey("own", null, RateLimitAlgorithm.TOKEN_BUCKET);
+        RateLimitRequest request = RateLimitRequest.builder()
+                .add(store.bind(appWide), appWide, new RateLimitPolicy("app-wide", 5, 60), 1, Kind.ACQUIRE)
+                .add(store.bind(own), own, new RateLimitPolicy("own", 5, 60, RateLimitAlgorithm.TOKEN_BUCKET), 1,
+                        Kind.ACQUIRE)
+                .build();
+        String alice = partition();
+        String bob = partition();
+
+        acquire(alice, request);
+        CommandStats before = CommandStats.of(resp);
+        RateLimitDecision bobs = acquire(bob, request);
+        CommandStats after = CommandStats.of(resp);
+
+        assertThat(bobs.outcomes()).extracting(Outcome::remaining).as("one count for both; each caller's own")
+                .containsExactly(3, 4);
+        assertThat(resp.number("EXISTS", "ratelimit:{11:application}app-wide")).isEqualTo(1);
+        assertThat(resp.number("EXISTS", key(alice, "app-wide"), key(bob, "app-wide"))).isZero();
+        assertThat(resp.number("EXISTS", key(alice, "own"), key(bob, "own"))).isEqualTo(2);
+        assertThat(after.succeededSince(before)).as("two slots, but one Redis: one script")
+                .isEqualTo(Map.of("evalsha", 1L, "time", 1L, "get", 2L, "set", 2L));
     }
 
     @Test

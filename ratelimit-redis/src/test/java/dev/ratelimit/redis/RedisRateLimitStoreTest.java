@@ -4,6 +4,7 @@ import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.testing.ManualClock;
 import dev.ratelimit.core.testing.RateLimitStoreContract;
 import dev.ratelimit.redis.testing.RedisServerExtension;
+import dev.ratelimit.redis.testing.Resp;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
@@ -17,7 +18,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *
  * <p>One store (one Lettuce client) serves every test of the class: each test's clock is plugged in when
  * the test begins, and every clock starts at {@link ManualClock#DEFAULT_START}, the store's origin. The
- * contract keeps tests apart by partition.
+ * contract keeps tests apart by partition, but a count per application is every partition's (the partition
+ * {@code application}, whichever the test), so each test begins on an empty database.
  */
 class RedisRateLimitStoreTest extends RateLimitStoreContract {
 
@@ -30,6 +32,9 @@ class RedisRateLimitStoreTest extends RateLimitStoreContract {
     @Override
     protected RateLimitStore newStore(ManualClock clock) {
         CLOCK.set(clock);
+        try (Resp resp = REDIS.client()) {
+            resp.call("FLUSHDB"); // a count per application left by an earlier test would be this one's too
+        }
         if (shared == null) {
             shared = RedisRateLimitStore.builder(REDIS.uri()).timeout(Duration.ofSeconds(5))
                     .nanoClock(() -> CLOCK.get().now()).build();

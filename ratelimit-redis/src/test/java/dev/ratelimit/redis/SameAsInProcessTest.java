@@ -7,6 +7,7 @@ import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitDecision.Outcome;
 import dev.ratelimit.core.RateLimitDecision.State;
+import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
@@ -34,8 +35,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The in-process store and the Redis store side by side, on one manual clock: random schedules of
  * acquires (every algorithm, costs, multiples, charges into debt, shadow limits, plans, one name shared by
- * two sizes) and give-backs, and every outcome must be equal, field by field: state, remaining, reset and
- * retry-after to the nanosecond (the schedule moves the clock in whole microseconds, this store's
+ * two sizes; callers that wait for their permits beside callers that do not, counts per application) and
+ * give-backs, and every outcome must be equal, field by field: state, remaining, reset, retry-after and wait
+ * to the nanosecond (the schedule moves the clock in whole microseconds, this store's
  * resolution), and even the receipt. The loops count what they compared, so a loop that compares nothing
  * fails.
  */
@@ -45,6 +47,7 @@ class SameAsInProcessTest {
     static final RedisServerExtension REDIS = new RedisServerExtension();
 
     private static final int OPERATIONS = 4_000;
+    private static final long SECOND = 1_000_000_000L;
 
     private ManualClock clock;
     private InProcessRateLimitStore inProcess;
@@ -67,55 +70,87 @@ class SameAsInProcessTest {
     @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = {11, 4242, 90210})
     void everyOutcomeOfARandomScheduleEqualsTheInProcessStoresFieldByField(long seed) throws Exception {
-        RandomSchedule schedule = new RandomSchedule(seed, "", 1_000);
+        Tally tally = compare(new RandomSchedule(seed, "", 1_000));
+
+        assertThat(tally.acquires).as("acquires").isGreaterThan(2_500);
+        assertThat(tally.compared).as("decisions compared: one per acquire").isEqualTo(tally.acquires);
+        assertThat(tally.released).as("give-backs").isGreaterThan(800);
+        assertThat(tally.states.get(State.SPENT)).as("spent outcomes").isGreaterThan(2_000);
+        assertThat(tally.states.get(State.UNSPENT)).as("unspent outcomes").isGreaterThan(100);
+        assertThat(tally.states.get(State.REFUSED)).as("refused outcomes").isGreaterThan(250);
+        assertThat(tally.shadowRefused).as("shadow refusals").isGreaterThanOrEqualTo(5);
+        assertThat(tally.inDebt).as("charges that left a count in debt").isGreaterThanOrEqualTo(5);
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {11, 4242, 90210})
+    void everyOutcomeOfARandomScheduleOfCallersThatWaitEqualsTheInProcessStoresFieldByField(long seed) throws Exception {
+        Tally tally = compare(RandomSchedule.withWaits(seed, "", 1_000));
+
+        assertThat(tally.compared).as("decisions compared: one per acquire").isEqualTo(tally.acquires);
+        assertThat(tally.waited).as("calls that waited, the wait equal to the nanosecond").isGreaterThan(100);
+        assertThat(tally.released).as("give-backs, reservations among them").isGreaterThan(500);
+        assertThat(tally.states.get(State.REFUSED)).as("refused outcomes").isGreaterThan(100);
+        assertThat(tally.perApplication).as("outcomes of a count per application, from many partitions")
+                .isGreaterThan(200);
+    }
+
+    /** Runs {@code schedule} on both stores, comparing every decision. */
+    private Tally compare(RandomSchedule schedule) throws Exception {
         Map<List<Item>, RateLimitRequest[]> requests = new IdentityHashMap<>();
         List<RateLimitDecision[]> unreleased = new ArrayList<>();
-        Map<State, Integer> states = new EnumMap<>(State.class);
-        int acquires = 0;
-        int compared = 0;
-        int released = 0;
-        int shadowRefused = 0;
-        int inDebt = 0;
+        Tally tally = new Tally();
         for (int op = 0; op < OPERATIONS; op++) {
             clock.advanceNanos(schedule.nextAdvanceNanos());
             if (schedule.nextIsRelease() && !unreleased.isEmpty()) {
                 RateLimitDecision[] pair = unreleased.remove(schedule.nextReleaseIndex(unreleased.size()));
                 inProcess.giveBack(pair[0]);
                 redis.release(pair[1]).toCompletableFuture().get(5, TimeUnit.SECONDS);
-                released++;
+                tally.released++;
                 continue;
             }
             String partition = schedule.nextPartition();
             List<Item> items = schedule.nextItems();
             int multiple = schedule.nextMultiple();
             RateLimitRequest[] pair = requests.computeIfAbsent(items, this::bothRequests);
-            acquires++;
+            tally.acquires++;
             RateLimitDecision expected = inProcess.decide(partition, pair[0], multiple);
             RateLimitDecision actual = redis.acquire(partition, pair[1], multiple).toCompletableFuture()
                     .get(5, TimeUnit.SECONDS);
-            compared += assertSameDecision(expected, actual, "operation " + op + " at t0 + "
+            tally.compared += assertSameDecision(expected, actual, "operation " + op + " at t0 + "
                     + (clock.now() - ManualClock.DEFAULT_START) + " ns: " + pair[1] + " x" + multiple);
             for (int i = 0; i < expected.size(); i++) {
-                states.merge(expected.outcome(i).state(), 1, Integer::sum);
+                tally.states.merge(expected.outcome(i).state(), 1, Integer::sum);
                 if (items.get(i).kind() == Kind.SHADOW && expected.outcome(i).state() == State.REFUSED) {
-                    shadowRefused++;
+                    tally.shadowRefused++;
                 }
                 if (items.get(i).kind() == Kind.CHARGE && expected.outcome(i).remaining() == 0) {
-                    inDebt++;
+                    tally.inDebt++;
                 }
+                if (items.get(i).perApplication()) {
+                    tally.perApplication++;
+                }
+            }
+            if (expected.waitNanos() > 0) {
+                tally.waited++;
             }
             if (expected.allowed()) {
                 unreleased.add(new RateLimitDecision[] {expected, actual});
             }
         }
-        assertThat(acquires).as("acquires").isGreaterThan(2_500);
-        assertThat(compared).as("decisions compared: one per acquire").isEqualTo(acquires);
-        assertThat(released).as("give-backs").isGreaterThan(800);
-        assertThat(states.get(State.SPENT)).as("spent outcomes").isGreaterThan(2_000);
-        assertThat(states.get(State.UNSPENT)).as("unspent outcomes").isGreaterThan(100);
-        assertThat(states.get(State.REFUSED)).as("refused outcomes").isGreaterThan(250);
-        assertThat(shadowRefused).as("shadow refusals").isGreaterThanOrEqualTo(5);
-        assertThat(inDebt).as("charges that left a count in debt").isGreaterThanOrEqualTo(5);
+        return tally;
+    }
+
+    /** What a schedule exercised, so that a loop that compares nothing fails. */
+    private static final class Tally {
+        final Map<State, Integer> states = new EnumMap<>(State.class);
+        int acquires;
+        int compared;
+        int released;
+        int shadowRefused;
+        int inDebt;
+        int waited;
+        int perApplication;
     }
 
     @Test
@@ -152,15 +187,58 @@ class SameAsInProcessTest {
         assertThat(compared).isEqualTo(3 * schedule.size());
     }
 
+    @Test
+    void extremeWaitsEqualTheInProcessStoreToo() throws Exception {
+        RateLimitPolicy yearly = new RateLimitPolicy("yearly", 3, RateLimitPolicy.MAX_WINDOW_SECONDS);
+        RateLimitPolicy huge = new RateLimitPolicy("huge", Integer.MAX_VALUE, 3600, RateLimitAlgorithm.TOKEN_BUCKET);
+        RateLimitPolicy strict = new RateLimitPolicy("strict", 1, 1, RateLimitAlgorithm.STRICT_WINDOW);
+        long forever = Long.MAX_VALUE;
+        List<List<Item>> schedule = List.of(
+                // more permits than the strict count's limit: reserved for when the count is empty
+                List.of(waiting(yearly, forever), waiting(strict, forever)),
+                List.of(new Item(yearly, null, 1, Kind.CHARGE)), // x 2^31 - 1: a debt that lasts a year
+                List.of(waiting(yearly, forever), new Item(strict, null, 1, Kind.SHADOW)), // behind the debt
+                List.of(waiting(huge, forever), waiting(strict, SECOND)), // the strict queue is too long
+                List.of(new Item(huge, null, 1, Kind.CHARGE)),
+                List.of(waiting(huge, forever), new Item(yearly, null, 1, Kind.SHADOW)));
+        int[] multiples = {3, Integer.MAX_VALUE, 2, 1_000_000, Integer.MAX_VALUE, 1};
+        long[] advances = {0, 1_000, 999_000, 125_000_000L, 2_999_999_000L, 1_000};
+        int compared = 0;
+        int waited = 0;
+        for (int round = 0; round < 3; round++) {
+            for (int k = 0; k < schedule.size(); k++) {
+                clock.advanceNanos(advances[k]);
+                RateLimitRequest[] pair = bothRequests(schedule.get(k));
+                RateLimitDecision expected = inProcess.decide("extremes", pair[0], multiples[k]);
+                RateLimitDecision actual = redis.acquire("extremes", pair[1], multiples[k]).toCompletableFuture()
+                        .get(5, TimeUnit.SECONDS);
+                compared += assertSameDecision(expected, actual, "round " + round + ", request " + k);
+                waited += expected.waitNanos() > SECOND ? 1 : 0;
+                if (expected.allowed() && k % 2 == 0) {
+                    inProcess.giveBack(expected);
+                    redis.release(actual).toCompletableFuture().get(5, TimeUnit.SECONDS);
+                }
+            }
+            clock.advanceSeconds(1);
+        }
+        assertThat(compared).isEqualTo(3 * schedule.size());
+        assertThat(waited).as("calls that would wait more than a second").isGreaterThanOrEqualTo(6);
+    }
+
+    private static Item waiting(RateLimitPolicy policy, long maxWaitNanos) {
+        return new Item(policy, null, 1, Kind.ACQUIRE, maxWaitNanos, false);
+    }
+
     /** The same limits bound to each store: [in-process, Redis]. */
     private RateLimitRequest[] bothRequests(List<Item> items) {
         RateLimitRequest.Builder local = RateLimitRequest.builder();
         RateLimitRequest.Builder shared = RateLimitRequest.builder();
         for (Item item : items) {
-            CountKey key = new CountKey(item.policy().name(), item.plan(), item.policy().algorithm());
+            CountKey key = new CountKey(item.policy().name(), item.plan(), item.policy().algorithm(),
+                    item.perApplication() ? RateLimitPer.APPLICATION : RateLimitPer.CALLER);
             Object[] bound = handles.computeIfAbsent(item.key(), k -> new Object[] {inProcess.bind(key), redis.bind(key)});
-            local.add(bound[0], key, item.policy(), item.cost(), item.kind());
-            shared.add(bound[1], key, item.policy(), item.cost(), item.kind());
+            local.add(bound[0], key, item.policy(), item.cost(), item.kind(), item.maxWaitNanos());
+            shared.add(bound[1], key, item.policy(), item.cost(), item.kind(), item.maxWaitNanos());
         }
         return new RateLimitRequest[] {local.build(), shared.build()};
     }

@@ -65,7 +65,8 @@ class OpenApiDocumentTest extends TckTestBase {
     @Test
     void theDocumentHasEveryOperationOfTheExample() {
         for (String[] op : new String[][] {{"get", TODOS}, {"post", TODOS}, {"get", TODOS + "/{id}"},
-                {"delete", TODOS + "/{id}"}, {"get", EXPORT}, {"get", REPORT}, {"post", IMPORT}}) {
+                {"delete", TODOS + "/{id}"}, {"get", EXPORT}, {"get", REPORT}, {"post", IMPORT},
+                {"post", TODOS + "/{id}/share"}, {"post", "/partner/inbox"}}) {
             JsonNode operation = operation(op[0], op[1]);
             assertThat(fieldNames(operation.path("responses"))).as("responses of %s %s", op[0], op[1]).isNotEmpty();
         }
@@ -144,6 +145,22 @@ class OpenApiDocumentTest extends TckTestBase {
         for (String code : fieldNames(create.path("responses"))) {
             assertDescribedHeaders(resolve(create.path("responses").path(code)), RATE_LIMIT_HEADERS);
         }
+    }
+
+    @Test
+    void sharingIsCoveredByTheModuleLimitAndDocumentsThe429() {
+        // the "partner" limit is the Rest Client's (not the resource method's), so the document cannot show it; its
+        // refusal is the 429 documented for the operation
+        JsonNode share = operation("post", TODOS + "/{id}/share");
+        assertThat(limits(share)).containsExactly("module 100/60s TRANSPORT");
+        assertThat(fieldNames(share.path("responses"))).as("responses of POST /todos/{id}/share").contains("204", "404", "429");
+    }
+
+    @Test
+    void thePartnersInboxListsItsLimitOfTheWholeApplication() {
+        JsonNode inbox = operation("post", "/partner/inbox");
+        assertThat(limits(inbox)).containsExactly("inbox 600/60s TRANSPORT");
+        assertThat(fieldNames(inbox.path("responses"))).as("responses of POST /partner/inbox").contains("204", "400", "429");
     }
 
     @Test

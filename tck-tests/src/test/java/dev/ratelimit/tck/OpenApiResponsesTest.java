@@ -3,7 +3,9 @@ package dev.ratelimit.tck;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ratelimit.tck.support.Caller;
+import dev.ratelimit.tck.support.PartnerTraffic;
 import dev.ratelimit.tck.support.Reply;
+import dev.ratelimit.tck.support.ServerUnderTest;
 import io.swagger.parser.OpenAPIParser;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.Operation;
@@ -45,8 +47,10 @@ class OpenApiResponsesTest extends TckTestBase {
     private static final List<String> RATE_LIMIT_FIELDS = List.of("RateLimit-Limit", "RateLimit-Remaining",
             "RateLimit-Reset", "RateLimit-Policy", "RateLimit", "Retry-After");
     private static final String TODO_BY_ID = TODOS + "/{id}";
+    static final String SHARE = TODOS + "/{id}/share";
+    static final String INBOX = "/partner/inbox";
 
-    /** The document as the server serves it, read once per server. */
+    /** The document as the server serves it, read once per server; guarded by the class. */
     private static OpenAPI document;
     private static String documentOf;
 
@@ -55,6 +59,24 @@ class OpenApiResponsesTest extends TckTestBase {
         String path = OpenApiDocumentTest.openApiPath();
         assumeFalse("none".equalsIgnoreCase(path), OpenApiDocumentTest.OPEN_API_PATH_PROPERTY
                 + "=none: the server publishes no document");
+        load(server);
+    }
+
+    /**
+     * For the other classes of the suite: fails unless {@code reply} is documented as {@code method template} (as a
+     * validating proxy checks it); nothing to check when the server publishes no document.
+     */
+    static void assertDocumentedOn(ServerUnderTest server, String method, String template, Reply reply) {
+        if ("none".equalsIgnoreCase(OpenApiDocumentTest.openApiPath())) {
+            return;
+        }
+        load(server);
+        assertDocumented(method, template, reply);
+    }
+
+    /** Reads the document as the server serves it, once per server. */
+    private static synchronized void load(ServerUnderTest server) {
+        String path = OpenApiDocumentTest.openApiPath();
         String of = server.resolve(path).toString();
         if (document == null || !of.equals(documentOf)) {
             String json = server.anonymous().withHeader("Accept", "application/json").get(path).assertStatus(200).body();
@@ -97,6 +119,22 @@ class OpenApiResponsesTest extends TckTestBase {
     }
 
     @Test
+    void sharingAnswers204AsDocumented() {
+        String todo = createTodoElsewhere();
+        Reply shared = PartnerTraffic.send(() -> server.withFreshKey().post(todo + "/share"));
+        assertDocumented("POST", SHARE, shared.assertStatus(204));
+    }
+
+    @Test
+    void thePartnersInboxAnswers204And400AsDocumented() {
+        Caller caller = server.withFreshKey();
+        assertDocumented("POST", INBOX, caller.postJson(INBOX, "{\"id\": 1, \"title\": \"" + uniqueTitle()
+                + "\", \"done\": false}").assertStatus(204));
+        assertDocumented("POST", INBOX, caller.postJson(INBOX, "{\"id\": 1}").assertStatus(400));
+        assertDocumented("POST", INBOX, caller.postJson(INBOX, "{\"title\": ").assertStatus(400));
+    }
+
+    @Test
     void bodiesThatDoNotBindAnswer400AsDocumented() {
         Caller caller = server.withFreshKey();
         // JSON cut short, and an array where the todo object belongs
@@ -121,6 +159,7 @@ class OpenApiResponsesTest extends TckTestBase {
     void unknownIdsAnswer404AsDocumented() {
         assertDocumented("GET", TODO_BY_ID, server.withFreshKey().get(MISSING_TODO).assertStatus(404));
         assertDocumented("DELETE", TODO_BY_ID, server.asFreshUser().delete(MISSING_TODO).assertStatus(404));
+        assertDocumented("POST", SHARE, server.withFreshKey().post(MISSING_TODO + "/share").assertStatus(404));
     }
 
     @Test
@@ -164,7 +203,7 @@ class OpenApiResponsesTest extends TckTestBase {
 
     // ---- what a validating proxy checks
 
-    private void assertDocumented(String method, String template, Reply reply) {
+    private static void assertDocumented(String method, String template, Reply reply) {
         List<String> violations = violations(method, template, reply);
         assertThat(violations).as("what a validating proxy reports for %s (documented as %s %s)", reply, method, template)
                 .isEmpty();

@@ -10,6 +10,7 @@ import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.DecisionStages;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
+import dev.ratelimit.core.engine.Waits;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
@@ -57,11 +58,13 @@ public class BeanLimits {
 
     /** Binds and keeps the limits of a bean method; called at start-up for every limited method. */
     public Guarded bind(Class<?> beanClass, Method method) {
-        return methods.computeIfAbsent(method, m -> {
-            ResolvedLimits resolved = LimitResolver.forBeanMethod(beanClass, m);
-            BoundLimits limits = engine.binder().bind(resolved.where(), resolved.declared());
-            return new Guarded(limits, Results.of(m.getReturnType()));
-        });
+        return methods.computeIfAbsent(method, m -> bound(beanClass, m));
+    }
+
+    private Guarded bound(Class<?> beanClass, Method method) {
+        ResolvedLimits resolved = LimitResolver.forBeanMethod(beanClass, method);
+        BoundLimits limits = engine.binder().bind(resolved.where(), resolved.declared());
+        return new Guarded(limits, Results.of(method.getReturnType()));
     }
 
     @PostConstruct
@@ -71,10 +74,18 @@ public class BeanLimits {
     }
 
     Object invoke(InvocationContext invocation) throws Exception {
+        // First, before anything request-scoped: an invocation decided already comes back here when the interceptor
+        // is bound twice (@RateLimit and its container), and when a call that waited proceeds later, from another
+        // thread, on a MicroProfile Rest Client whose interceptor chain starts over (Jersey's, with Weld): it goes on.
+        if (invocation.getContextData().putIfAbsent(HANDLED, Boolean.TRUE) != null) {
+            return invocation.proceed();
+        }
         Method method = invocation.getMethod();
         Guarded guarded = methods.get(method);
         if (guarded == null) {
-            guarded = bind(LimitResolver.userClass(method.getDeclaringClass()), method);
+            Method declared = LimitResolver.declaredMethod(method);
+            guarded = methods.computeIfAbsent(method, m -> bound(LimitResolver.userClass(declared.getDeclaringClass()),
+                    declared));
         }
         if (guarded.limits.isEmpty()) {
             return invocation.proceed();
@@ -83,35 +94,38 @@ public class BeanLimits {
         if (ledger != null && ledger.isResourceMethod(method)) {
             return invocation.proceed(); // the request's own resource method: the filters decided its limits
         }
-        if (invocation.getContextData().putIfAbsent(HANDLED, Boolean.TRUE) != null) {
-            return invocation.proceed(); // both interceptors bound (@RateLimit and its container): decide once
-        }
         RateLimitEngine engine = this.engine;
         if (ledger == null) {
             ledger = engine.ledger(new CdiCaller(principal), null);
         }
+        RequestLedger caller = ledger;
+        BoundLimits limits = guarded.limits;
         return switch (guarded.results) {
             case SYNC -> {
-                RateLimitDecision decision = DecisionStages.join(engine.decide(ledger, guarded.limits, 1));
-                if (decision != null && !decision.allowed()) {
-                    throw new RateLimitExceededException(decision);
+                RateLimitDecision decision = DecisionStages.join(engine.decide(ledger, limits, 1));
+                if (decision != null) {
+                    if (!decision.allowed()) {
+                        throw new RateLimitExceededException(decision);
+                    }
+                    if (decision.waitNanos() > 0) {
+                        Waits.sleep(decision, () -> engine.giveBack(caller, decision));
+                    }
                 }
                 yield invocation.proceed();
             }
-            case COMPLETION_STAGE -> chained(engine.decide(ledger, guarded.limits, 1), invocation);
-            case UNI -> {
-                RequestLedger caller = ledger;
-                BoundLimits limits = guarded.limits;
-                // Mutiny is lazy: decided when the Uni is subscribed to
-                yield MutinyResults.guarded(() -> engine.decide(caller, limits, 1), invocation::proceed,
-                        Resumption.current());
-            }
+            case COMPLETION_STAGE -> chained(engine.decide(ledger, limits, 1), invocation);
+            // Mutiny is lazy: decided when the Uni or Multi is subscribed to
+            case UNI -> MutinyResults.guarded(() -> engine.decide(caller, limits, 1), invocation::proceed,
+                    Resumption.current());
+            case MULTI -> MutinyResults.guardedMulti(() -> engine.decide(caller, limits, 1), invocation::proceed,
+                    Resumption.current());
         };
     }
 
     /**
-     * The method's stage, once the decision allows it; a refusal or a store failure fails the stage. A decision
-     * that arrives later resumes on the caller's context (Vert.x) where there is one.
+     * The method's stage, once the decision allows it and its permits exist; a refusal or a store failure fails the
+     * stage. A decision that arrives later resumes on the caller's context (Vert.x) where there is one; a call that
+     * waits for its permits is delayed without holding a thread ({@link Delays#after}).
      */
     private static CompletionStage<Object> chained(CompletableFuture<RateLimitDecision> decision,
                                                    InvocationContext invocation) {
@@ -119,6 +133,9 @@ public class BeanLimits {
         Function<RateLimitDecision, CompletionStage<Object>> then = d -> {
             if (d != null && !d.allowed()) {
                 return CompletableFuture.failedFuture(new RateLimitExceededException(d));
+            }
+            if (d != null && d.waitNanos() > 0) {
+                return Delays.after(d.waitNanos()).thenCompose(ignored -> proceed(invocation));
             }
             return proceed(invocation);
         };
@@ -142,14 +159,18 @@ public class BeanLimits {
 
     /** How a method returns its result: what the interceptor chains the decision to. */
     enum Results {
-        SYNC, COMPLETION_STAGE, UNI;
+        SYNC, COMPLETION_STAGE, UNI, MULTI;
 
         static Results of(Class<?> returnType) {
             if (CompletionStage.class.isAssignableFrom(returnType)) {
                 return COMPLETION_STAGE;
             }
-            // by name: Mutiny need not be there, and is loaded only when a method returns its Uni
-            return returnType.getName().equals("io.smallrye.mutiny.Uni") ? UNI : SYNC;
+            // by name: Mutiny need not be there, and is loaded only when a method returns its Uni or Multi
+            return switch (returnType.getName()) {
+                case "io.smallrye.mutiny.Uni" -> UNI;
+                case "io.smallrye.mutiny.Multi" -> MULTI;
+                default -> SYNC;
+            };
         }
     }
 }

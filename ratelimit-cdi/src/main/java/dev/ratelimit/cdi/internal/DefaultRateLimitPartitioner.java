@@ -3,16 +3,18 @@ package dev.ratelimit.cdi.internal;
 import dev.ratelimit.cdi.RateLimitConfiguration;
 import dev.ratelimit.core.RateLimitCaller;
 import dev.ratelimit.core.RateLimitPartitioner;
-import dev.ratelimit.core.engine.HeaderPartitioner;
+import dev.ratelimit.core.address.OrderedPartitioner;
+import dev.ratelimit.core.config.RateLimitSettings;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Inject;
 
 /**
- * {@code sub:<principal name>} for an authenticated caller, else {@code <header>:<value>} for the
- * configured {@code ratelimit.partition-header}, else {@code anonymous}. An enabled {@code @Alternative}
- * replaces it. Dependent: the runtime holds the instance itself, so a request calls it without a client
- * proxy.
+ * The first of {@code ratelimit.partition-by} (default {@code principal,header}) that gives a value:
+ * {@code sub:<principal name>} for an authenticated caller, {@code <header>:<value>} for the configured
+ * {@code ratelimit.partition-header}, {@code addr:<network>} for the client address; else {@code anonymous}.
+ * An enabled {@code @Alternative} replaces it. Dependent: the runtime holds the instance itself, so a request calls
+ * it without a client proxy.
  */
 @Dependent
 public class DefaultRateLimitPartitioner implements RateLimitPartitioner {
@@ -20,11 +22,12 @@ public class DefaultRateLimitPartitioner implements RateLimitPartitioner {
     @Inject
     RateLimitConfiguration configuration;
 
-    private HeaderPartitioner partitioner;
+    private OrderedPartitioner partitioner;
 
     @PostConstruct
     void init() {
-        partitioner = new HeaderPartitioner(configuration.settings().partitionHeader());
+        RateLimitSettings settings = configuration.settings();
+        partitioner = new OrderedPartitioner(settings.partitionBy(), settings.partitionHeader(), settings.clientAddresses());
     }
 
     @Override

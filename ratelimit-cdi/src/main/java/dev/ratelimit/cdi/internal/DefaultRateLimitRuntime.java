@@ -165,6 +165,19 @@ public class DefaultRateLimitRuntime implements RateLimitRuntime {
         }
 
         @Override
+        public Timer waited(String policy) {
+            Timer[] timers = new Timer[all.size()];
+            for (int i = 0; i < timers.length; i++) {
+                timers[i] = all.get(i).waited(policy);
+            }
+            return nanos -> {
+                for (Timer t : timers) {
+                    t.record(nanos);
+                }
+            };
+        }
+
+        @Override
         public void counts(java.util.function.LongSupplier counts, long max) {
             for (RateLimitMetrics m : all) {
                 m.counts(counts, max);

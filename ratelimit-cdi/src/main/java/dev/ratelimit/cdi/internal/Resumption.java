@@ -1,5 +1,6 @@
 package dev.ratelimit.cdi.internal;
 
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 
 /**
@@ -18,5 +19,10 @@ final class Resumption {
     /** The caller's Vert.x context as an executor, or null (go on where the decision completes). */
     static Executor current() {
         return VERTX ? VertxContexts.current() : null;
+    }
+
+    /** A stage completing on the caller's Vert.x context once {@code nanos} have passed; null without a context. */
+    static CompletionStage<Void> after(long nanos) {
+        return VERTX ? VertxContexts.after(nanos) : null;
     }
 }

@@ -2,6 +2,7 @@ package dev.ratelimit.core.config;
 
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitMode;
+import dev.ratelimit.core.RateLimitPer;
 
 /**
  * What configuration says of one limit name: {@code ratelimit.limits.<name>.*}, or
@@ -12,15 +13,24 @@ import dev.ratelimit.core.RateLimitMode;
  * @param windowSeconds {@code window-seconds}, or null
  * @param algorithm     {@code algorithm}, or null
  * @param mode          {@code mode}, or null
+ * @param maxWaitMillis {@code max-wait-millis} (not per plan), or null
+ * @param per           {@code per} (not per plan), or null
  */
-public record LimitValues(Integer permitLimit, Integer windowSeconds, RateLimitAlgorithm algorithm, RateLimitMode mode) {
+public record LimitValues(Integer permitLimit, Integer windowSeconds, RateLimitAlgorithm algorithm, RateLimitMode mode,
+                          Long maxWaitMillis, RateLimitPer per) {
 
     /** Nothing configured. */
-    public static final LimitValues NONE = new LimitValues(null, null, null, null);
+    public static final LimitValues NONE = new LimitValues(null, null, null, null, null, null);
+
+    /** Size and mode only. */
+    public LimitValues(Integer permitLimit, Integer windowSeconds, RateLimitAlgorithm algorithm, RateLimitMode mode) {
+        this(permitLimit, windowSeconds, algorithm, mode, null, null);
+    }
 
     /** True when nothing is configured. */
     public boolean isEmpty() {
-        return permitLimit == null && windowSeconds == null && algorithm == null && mode == null;
+        return permitLimit == null && windowSeconds == null && algorithm == null && mode == null && maxWaitMillis == null
+                && per == null;
     }
 
     /** True when the size is configured whole (permit limit and window): a limit declared by configuration alone. */

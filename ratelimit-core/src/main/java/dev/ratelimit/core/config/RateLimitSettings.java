@@ -3,8 +3,12 @@ package dev.ratelimit.core.config;
 import dev.ratelimit.core.InvalidRateLimitException;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitMode;
+import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitScope;
+import dev.ratelimit.core.address.AddressRange;
+import dev.ratelimit.core.address.ClientAddresses;
+import dev.ratelimit.core.address.PartitionSource;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -19,7 +23,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The {@code ratelimit.*} settings (SPEC 8, 12, 13, 15, 16), read from a {@link SettingsSource} and
+ * The {@code ratelimit.*} settings (SPEC 8, 12, 13, 15, 16, 18), read from a {@link SettingsSource} and
  * validated when the application deploys: a malformed value fails the deployment with a message that
  * names the key and the value. Limit names are looked up by name ({@link #limit}), so that every source
  * resolves them, environment variables included. Thread-safe; immutable but for its caches.
@@ -30,6 +34,14 @@ public final class RateLimitSettings {
     public static final String MODE = "ratelimit.mode";
     public static final String PARTITION_HEADER = "ratelimit.partition-header";
     public static final String MAX_TRACKED_PARTITIONS = "ratelimit.max-tracked-partitions";
+    /** Where the default partitioner looks for the caller, in order: principal, header, address (SPEC 18). */
+    public static final String PARTITION_BY = "ratelimit.partition-by";
+    /** Addresses and CIDR ranges of the proxies whose forwarded headers are believed. */
+    public static final String TRUSTED_PROXIES = "ratelimit.trusted-proxies";
+    /** The bits of an IPv6 client that count (1-128, default 64). */
+    public static final String IPV6_PREFIX = "ratelimit.ipv6-prefix";
+    /** The bits of an IPv4 client that count (1-32, default 32). */
+    public static final String IPV4_PREFIX = "ratelimit.ipv4-prefix";
     public static final String GLOBAL_PERMIT_LIMIT = "ratelimit.global.permit-limit";
     public static final String GLOBAL_WINDOW_SECONDS = "ratelimit.global.window-seconds";
     public static final String GLOBAL_NAME = "ratelimit.global.name";
@@ -52,7 +64,13 @@ public final class RateLimitSettings {
     public static final String WINDOW_SECONDS = "window-seconds";
     public static final String ALGORITHM = "algorithm";
     public static final String MODE_PROPERTY = "mode";
-    private static final List<String> LIMIT_PROPERTIES = List.of(PERMIT_LIMIT, WINDOW_SECONDS, ALGORITHM, MODE_PROPERTY);
+    public static final String MAX_WAIT_MILLIS = "max-wait-millis";
+    public static final String PER = "per";
+    /** What a plan may change of a limit. */
+    private static final List<String> PLAN_LIMIT_PROPERTIES = List.of(PERMIT_LIMIT, WINDOW_SECONDS, ALGORITHM, MODE_PROPERTY);
+    /** What {@code ratelimit.limits.<name>.*} may change: a plan's, and whose count and how long a call waits. */
+    private static final List<String> LIMIT_PROPERTIES = List.of(PERMIT_LIMIT, WINDOW_SECONDS, ALGORITHM, MODE_PROPERTY,
+            MAX_WAIT_MILLIS, PER);
 
     /** Default of {@code ratelimit.store.timeout-millis}. */
     public static final int DEFAULT_TIMEOUT_MILLIS = 250;
@@ -66,6 +84,8 @@ public final class RateLimitSettings {
     private final boolean enabled;
     private final RateLimitMode mode;
     private final String partitionHeader;
+    private final List<PartitionSource> partitionBy;
+    private final ClientAddresses clientAddresses;
     private final int maxTrackedPartitions;
     private final RateLimitPolicy global;
     private final RateLimitScope globalScope;
@@ -85,6 +105,9 @@ public final class RateLimitSettings {
             throw invalid(PARTITION_HEADER, header, "an HTTP header name");
         }
         this.partitionHeader = header;
+        this.partitionBy = readPartitionBy(header);
+        this.clientAddresses = ClientAddresses.of(readTrustedProxies(), integer(IPV4_PREFIX, ClientAddresses.DEFAULT_IPV4_PREFIX, 1, 32),
+                integer(IPV6_PREFIX, ClientAddresses.DEFAULT_IPV6_PREFIX, 1, 128));
         this.maxTrackedPartitions = integer(MAX_TRACKED_PARTITIONS, InProcessRateLimitStore.DEFAULT_MAX_TRACKED_PARTITIONS,
                 1, Integer.MAX_VALUE);
         // every global key is validated, also while no global limit is set: a typo must not wait to bite
@@ -116,7 +139,7 @@ public final class RateLimitSettings {
         // the listed keys are validated now, the rest when a limit that uses them deploys
         for (String key : source.keys()) {
             if (key.startsWith(LIMITS)) {
-                String limit = limitName(key.substring(LIMITS.length()));
+                String limit = limitName(key.substring(LIMITS.length()), LIMIT_PROPERTIES);
                 if (limit != null) {
                     limit(limit);
                 }
@@ -126,7 +149,7 @@ public final class RateLimitSettings {
             String prefix = PLANS + "." + plan.name() + ".limits.";
             for (String key : source.keys()) {
                 if (key.startsWith(prefix)) {
-                    String limit = limitName(key.substring(prefix.length()));
+                    String limit = limitName(key.substring(prefix.length()), PLAN_LIMIT_PROPERTIES);
                     if (limit != null) {
                         plan(plan, limit);
                     }
@@ -171,6 +194,16 @@ public final class RateLimitSettings {
         return partitionHeader;
     }
 
+    /** {@value #PARTITION_BY}: where the default partitioner looks for the caller, in order. */
+    public List<PartitionSource> partitionBy() {
+        return partitionBy;
+    }
+
+    /** {@value #TRUSTED_PROXIES}, {@value #IPV4_PREFIX} and {@value #IPV6_PREFIX}: how a request's client is found. */
+    public ClientAddresses clientAddresses() {
+        return clientAddresses;
+    }
+
     /** {@value #MAX_TRACKED_PARTITIONS}. */
     public int maxTrackedPartitions() {
         return maxTrackedPartitions;
@@ -212,13 +245,13 @@ public final class RateLimitSettings {
      * @throws InvalidRateLimitException naming the key and the value when one is malformed
      */
     public LimitValues limit(String name) {
-        return limits.computeIfAbsent(name, n -> values(LIMITS + n + "."));
+        return limits.computeIfAbsent(name, n -> values(LIMITS + n + ".", true));
     }
 
     /** What {@code ratelimit.plans.<plan>.limits.<name>.*} says, validated. */
     public LimitValues plan(Plan plan, String name) {
         return planLimits.computeIfAbsent(plan.name() + '/' + name,
-                k -> values(PLANS + "." + plan.name() + ".limits." + name + "."));
+                k -> values(PLANS + "." + plan.name() + ".limits." + name + ".", false));
     }
 
     /**
@@ -255,7 +288,7 @@ public final class RateLimitSettings {
         Set<String> names = new TreeSet<>();
         for (String key : source.keys()) {
             if (key.startsWith(LIMITS)) {
-                String name = limitName(key.substring(LIMITS.length()));
+                String name = limitName(key.substring(LIMITS.length()), LIMIT_PROPERTIES);
                 if (name != null && limit(name).declaresALimit()) {
                     names.add(name);
                 }
@@ -289,7 +322,8 @@ public final class RateLimitSettings {
         Set<String> known = new LinkedHashSet<>(declared);
         known.addAll(configuredLimits());
         List<String> warnings = new ArrayList<>();
-        Set<String> fixed = Set.of(ENABLED, MODE, PARTITION_HEADER, MAX_TRACKED_PARTITIONS, GLOBAL_PERMIT_LIMIT,
+        Set<String> fixed = Set.of(ENABLED, MODE, PARTITION_HEADER, PARTITION_BY, TRUSTED_PROXIES, IPV4_PREFIX, IPV6_PREFIX,
+                MAX_TRACKED_PARTITIONS, GLOBAL_PERMIT_LIMIT,
                 GLOBAL_WINDOW_SECONDS, GLOBAL_NAME, GLOBAL_SCOPE, GLOBAL_ALGORITHM, PLANS,
                 STORE_TIMEOUT_MILLIS, STORE_ON_FAILURE, TEST_MANUAL_CLOCK);
         for (String key : new TreeSet<>(keyList())) {
@@ -297,7 +331,7 @@ public final class RateLimitSettings {
                 continue;
             }
             if (key.startsWith(LIMITS)) {
-                String name = limitName(key.substring(LIMITS.length()));
+                String name = limitName(key.substring(LIMITS.length()), LIMIT_PROPERTIES);
                 if (name == null) {
                     warnings.add(key + " is not a setting: a limit takes " + String.join(", ", LIMIT_PROPERTIES));
                 } else if (!known.contains(name)) {
@@ -333,9 +367,9 @@ public final class RateLimitSettings {
             return null;
         }
         if (rest.startsWith("limits.")) {
-            String name = limitName(rest.substring("limits.".length()));
+            String name = limitName(rest.substring("limits.".length()), PLAN_LIMIT_PROPERTIES);
             if (name == null) {
-                return key + " is not a setting: a plan's limit takes " + String.join(", ", LIMIT_PROPERTIES);
+                return key + " is not a setting: a plan's limit takes " + String.join(", ", PLAN_LIMIT_PROPERTIES);
             }
             return known.contains(name) ? null : key + " names the limit \"" + name
                     + "\", which no @RateLimit, global limit or configuration declares";
@@ -352,8 +386,8 @@ public final class RateLimitSettings {
     }
 
     /** The name in {@code <name>.<property>}, or null when the property is not one of a limit's. */
-    private static String limitName(String nameAndProperty) {
-        for (String property : LIMIT_PROPERTIES) {
+    private static String limitName(String nameAndProperty, List<String> properties) {
+        for (String property : properties) {
             if (nameAndProperty.endsWith("." + property) && nameAndProperty.length() > property.length() + 1) {
                 return nameAndProperty.substring(0, nameAndProperty.length() - property.length() - 1);
             }
@@ -370,15 +404,60 @@ public final class RateLimitSettings {
                 values.algorithm() != null ? values.algorithm() : policy.algorithm());
     }
 
-    private LimitValues values(String prefix) {
+    private LimitValues values(String prefix, boolean wholeLimit) {
         Integer permitLimit = text(prefix + PERMIT_LIMIT) == null ? null
                 : integer(prefix + PERMIT_LIMIT, 0, 1, Integer.MAX_VALUE);
         Integer window = text(prefix + WINDOW_SECONDS) == null ? null
                 : integer(prefix + WINDOW_SECONDS, 0, 1, RateLimitPolicy.MAX_WINDOW_SECONDS);
         RateLimitAlgorithm algorithm = algorithm(prefix + ALGORITHM, null);
         RateLimitMode limitMode = mode(prefix + MODE_PROPERTY, null);
-        LimitValues values = new LimitValues(permitLimit, window, algorithm, limitMode);
+        Long maxWait = !wholeLimit || text(prefix + MAX_WAIT_MILLIS) == null ? null
+                : (long) integer(prefix + MAX_WAIT_MILLIS, 0, 0, Integer.MAX_VALUE);
+        RateLimitPer per = wholeLimit ? per(prefix + PER) : null;
+        LimitValues values = new LimitValues(permitLimit, window, algorithm, limitMode, maxWait, per);
         return values.isEmpty() ? LimitValues.NONE : values;
+    }
+
+    private List<PartitionSource> readPartitionBy(String header) {
+        String text = text(PARTITION_BY);
+        if (text == null) {
+            return List.of(PartitionSource.PRINCIPAL, PartitionSource.HEADER);
+        }
+        List<PartitionSource> order = new ArrayList<>();
+        for (String part : text.split(",", -1)) {
+            String key = part.strip();
+            PartitionSource source = PartitionSource.of(key);
+            if (source == null) {
+                throw invalid(PARTITION_BY, text, "principal, header and/or address, comma-separated, in the order they are "
+                        + "tried (\"" + key + "\" is not one of them)");
+            }
+            if (order.contains(source)) {
+                throw invalid(PARTITION_BY, text, "principal, header and/or address, each at most once (\"" + key
+                        + "\" appears twice)");
+            }
+            order.add(source);
+        }
+        if (order.contains(PartitionSource.HEADER) && header == null) {
+            throw new InvalidRateLimitException("ratelimit configuration: " + PARTITION_BY + " has \"header\", which needs "
+                    + PARTITION_HEADER + " (unset), was \"" + text + "\"");
+        }
+        return List.copyOf(order);
+    }
+
+    private List<AddressRange> readTrustedProxies() {
+        String text = text(TRUSTED_PROXIES);
+        if (text == null) {
+            return List.of();
+        }
+        List<AddressRange> ranges = new ArrayList<>();
+        for (String part : text.split(",", -1)) {
+            try {
+                ranges.add(AddressRange.parse(part));
+            } catch (IllegalArgumentException e) {
+                throw invalid(TRUSTED_PROXIES, text, "addresses and CIDR ranges, comma-separated (" + e.getMessage() + ")");
+            }
+        }
+        return List.copyOf(ranges);
     }
 
     private List<Plan> readPlans() {
@@ -461,6 +540,18 @@ public final class RateLimitSettings {
         }
     }
 
+    private RateLimitPer per(String key) {
+        String value = text(key);
+        if (value == null) {
+            return null;
+        }
+        try {
+            return RateLimitPer.valueOf(value.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw invalid(key, value, "caller or application");
+        }
+    }
+
     private OnFailure onFailure(String key) {
         String value = text(key);
         if (value == null) {
@@ -481,6 +572,7 @@ public final class RateLimitSettings {
     @Override
     public String toString() {
         return "RateLimitSettings[enabled=" + enabled + ", mode=" + mode + ", partition-header=" + partitionHeader
+                + ", partition-by=" + partitionBy + ", " + clientAddresses.describe()
                 + ", max-tracked-partitions=" + maxTrackedPartitions + ", global=" + global + ", plans=" + plans
                 + ", timeout-millis=" + timeoutMillis + ", on-failure=" + onFailure + "]";
     }

@@ -19,6 +19,12 @@ final class BoundKey {
     final String firstWhere;
     final ShadowLog shadow;
     private final Counter[] counters;
+    private final RateLimitMetrics metrics;
+    /**
+     * How long calls waited for this limit's permits: made when a call site that may wait binds the name (a limit that
+     * never waits shows no such series); volatile, as a later deployment may make it while requests run.
+     */
+    private volatile RateLimitMetrics.Timer waited;
 
     BoundKey(CountKey key, Object handle, RateLimitMode mode, String firstWhere, ShadowLog shadow,
              RateLimitMetrics metrics) {
@@ -32,6 +38,22 @@ final class BoundKey {
         String plan = key.plan() == null ? RateLimitMetrics.NO_PLAN : key.plan();
         for (Outcome outcome : outcomes) {
             counters[outcome.ordinal()] = metrics.requests(key.name(), outcome, plan);
+        }
+        this.metrics = metrics;
+    }
+
+    /** A call site that may wait binds this name: from now on its waits are recorded. Under the binder's lock. */
+    void mayWait() {
+        if (waited == null) {
+            waited = metrics.waited(key.name());
+        }
+    }
+
+    /** Records how long a call waited for this limit's permits. */
+    void waited(long nanos) {
+        RateLimitMetrics.Timer timer = waited;
+        if (timer != null) {
+            timer.record(nanos);
         }
     }
 

@@ -4,12 +4,15 @@ import dev.ratelimit.core.CountKey;
 import dev.ratelimit.core.InvalidRateLimitException;
 import dev.ratelimit.core.LimitRules;
 import dev.ratelimit.core.RateLimitMode;
+import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
-import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
+import dev.ratelimit.core.RateLimitRequest;
+import dev.ratelimit.core.address.PartitionSource;
+import dev.ratelimit.core.config.LimitValues;
 import dev.ratelimit.core.config.Plan;
-import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.config.RateLimitSettings.Effective;
+import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.metrics.RateLimitMetrics;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -23,6 +26,7 @@ import java.util.Set;
 import java.util.StringJoiner;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
@@ -88,16 +92,32 @@ public final class LimitBinder {
         BoundKey[][] keysByPlan = new BoundKey[plans.size()][];
         if (!settings.enabled() || limits.isEmpty()) {
             for (DeclaredLimit declared : limits) {
-                declarations.putIfAbsent(declared.policy().name(), new Declaration(declared.policy(), declared.policy(), where));
+                declarations.putIfAbsent(declared.policy().name(),
+                        new Declaration(declared.policy(), declared.policy(), where, declared.per()));
             }
             return new BoundLimits(where, byPlan, keysByPlan, limits.isEmpty() ? "(none)" : "(ratelimit.enabled=false)",
                     oncePerRequest);
+        }
+        long[] maxWaitNanos = new long[limits.size()];
+        RateLimitPer[] per = new RateLimitPer[limits.size()];
+        for (int i = 0; i < limits.size(); i++) {
+            DeclaredLimit declared = limits.get(i);
+            LimitValues configured = settings.limit(declared.policy().name());
+            long maxWait = configured.maxWaitMillis() != null ? configured.maxWaitMillis() : declared.maxWaitMillis();
+            if (oncePerRequest && maxWait > 0) {
+                throw new InvalidRateLimitException(declared.origin() + " on " + where + ": " + LimitRules.resourceMethodWaits(
+                        declared.policy().name(), configured.maxWaitMillis() != null ? RateLimitSettings.LIMITS
+                                + declared.policy().name() + "." + RateLimitSettings.MAX_WAIT_MILLIS : "maxWaitMillis", maxWait));
+            }
+            maxWaitNanos[i] = TimeUnit.MILLISECONDS.toNanos(maxWait);
+            per[i] = configured.per() != null ? configured.per() : declared.per();
         }
         for (int p = 0; p < plans.size(); p++) {
             Plan plan = plans.get(p);
             RateLimitRequest.Builder request = RateLimitRequest.builder();
             ArrayList<BoundKey> bound = new ArrayList<>(limits.size());
-            for (DeclaredLimit declared : limits) {
+            for (int i = 0; i < limits.size(); i++) {
+                DeclaredLimit declared = limits.get(i);
                 Effective effective = settings.effective(declared.policy(), plan);
                 if (effective.mode() == RateLimitMode.OFF) {
                     continue;
@@ -108,9 +128,13 @@ public final class LimitBinder {
                 if (costError != null) {
                     throw new InvalidRateLimitException(declared.origin() + " on " + where + ": " + costError);
                 }
-                BoundKey key = key(policy, plan, effective.mode(), where);
-                request.add(key.handle, key.key, policy, declared.cost(),
-                        effective.mode() == RateLimitMode.SHADOW ? Kind.SHADOW : Kind.ACQUIRE);
+                BoundKey key = key(policy, plan, effective.mode(), where, per[i]);
+                boolean shadow = effective.mode() == RateLimitMode.SHADOW;
+                if (!shadow && maxWaitNanos[i] > 0) {
+                    key.mayWait();
+                }
+                request.add(key.handle, key.key, policy, declared.cost(), shadow ? Kind.SHADOW : Kind.ACQUIRE,
+                        shadow ? 0 : maxWaitNanos[i]); // a shadow limit never holds a call back
                 bound.add(key);
             }
             if (!bound.isEmpty()) {
@@ -118,8 +142,9 @@ public final class LimitBinder {
                 keysByPlan[p] = bound.toArray(new BoundKey[0]);
             }
         }
-        for (DeclaredLimit declared : limits) {
-            declare(where, declared.policy(), settings.effective(declared.policy(), null).policy());
+        for (int i = 0; i < limits.size(); i++) {
+            DeclaredLimit declared = limits.get(i);
+            declare(where, declared.policy(), settings.effective(declared.policy(), null).policy(), per[i]);
         }
         return new BoundLimits(where, byPlan, keysByPlan, describe(limits), oncePerRequest);
     }
@@ -142,6 +167,7 @@ public final class LimitBinder {
                 return limit;
             }
             RateLimitPolicy policy = settings.configuredLimit(name);
+            RateLimitPer per = settings.limit(name).per();
             if (policy == null) {
                 Declaration declaration = declarations.get(name);
                 if (declaration == null) {
@@ -150,8 +176,10 @@ public final class LimitBinder {
                             + RateLimitSettings.PERMIT_LIMIT + " and ." + RateLimitSettings.WINDOW_SECONDS);
                 }
                 policy = declaration.declared;
+                per = declaration.per;
             } else {
-                declare("configuration (" + RateLimitSettings.LIMITS + name + ".*)", policy, policy);
+                per = per != null ? per : RateLimitPer.CALLER;
+                declare("configuration (" + RateLimitSettings.LIMITS + name + ".*)", policy, policy, per);
             }
             RateLimitRequest[] acquire = new RateLimitRequest[plans.size()];
             RateLimitRequest[] charge = new RateLimitRequest[plans.size()];
@@ -161,7 +189,7 @@ public final class LimitBinder {
                 if (effective.mode() == RateLimitMode.OFF) {
                     continue;
                 }
-                BoundKey key = key(effective.policy(), plans.get(p), effective.mode(), "the programmatic API");
+                BoundKey key = key(effective.policy(), plans.get(p), effective.mode(), "the programmatic API", per);
                 acquire[p] = RateLimitRequest.of(key.handle, key.key, effective.policy(), 1,
                         effective.mode() == RateLimitMode.SHADOW ? Kind.SHADOW : Kind.ACQUIRE);
                 charge[p] = RateLimitRequest.of(key.handle, key.key, effective.policy(), 1, Kind.CHARGE);
@@ -190,6 +218,8 @@ public final class LimitBinder {
         }
         return "store " + store + " (" + store.policy() + "); mode " + settings.mode().name().toLowerCase(Locale.ROOT)
                 + "; partition header " + (settings.partitionHeader() == null ? "(none)" : settings.partitionHeader())
+                + "; partition by " + String.join(", ", settings.partitionBy().stream().map(PartitionSource::key).toList())
+                + "; " + settings.clientAddresses().describe()
                 + "; plans " + (plans.size() == 1 ? "(none)" : planList);
     }
 
@@ -204,6 +234,14 @@ public final class LimitBinder {
             StringBuilder s = new StringBuilder(none.policy().toString());
             if (declared.cost() != 1) {
                 s.append(" cost ").append(declared.cost());
+            }
+            LimitValues configured = settings.limit(declared.policy().name());
+            long maxWait = configured.maxWaitMillis() != null ? configured.maxWaitMillis() : declared.maxWaitMillis();
+            if (maxWait > 0) {
+                s.append(" wait ").append(maxWait).append(" ms");
+            }
+            if ((configured.per() != null ? configured.per() : declared.per()) == RateLimitPer.APPLICATION) {
+                s.append(" per application");
             }
             if (none.mode() != RateLimitMode.ENFORCE) {
                 s.append(' ').append(none.mode().name().toLowerCase(Locale.ROOT));
@@ -224,11 +262,11 @@ public final class LimitBinder {
         return all.toString();
     }
 
-    private BoundKey key(RateLimitPolicy policy, Plan plan, RateLimitMode mode, String where) {
+    private BoundKey key(RateLimitPolicy policy, Plan plan, RateLimitMode mode, String where, RateLimitPer per) {
         String id = plan == null ? policy.name() : policy.name() + '/' + plan.name();
         BoundKey key = keys.get(id);
         if (key == null) {
-            CountKey countKey = new CountKey(policy.name(), plan == null ? null : plan.name(), policy.algorithm());
+            CountKey countKey = new CountKey(policy.name(), plan == null ? null : plan.name(), policy.algorithm(), per);
             ShadowLog shadow = shadowLogs.computeIfAbsent(policy.name(), n -> new ShadowLog(n, clock));
             key = new BoundKey(countKey, store.bind(countKey), mode, where, shadow, metrics);
             keys.put(id, key);
@@ -237,13 +275,18 @@ public final class LimitBinder {
                     + key.key.algorithm() + " on " + key.firstWhere + " and " + policy.algorithm() + " on " + where
                     + (plan == null ? "" : " (plan \"" + plan.name() + "\")")
                     + ": limits that share a name share a count, so they must share an algorithm");
+        } else if (key.key.perApplication() != (per == RateLimitPer.APPLICATION)) {
+            throw new InvalidRateLimitException("ratelimit: the limit name \"" + policy.name() + "\" counts per "
+                    + (key.key.perApplication() ? "application" : "caller") + " on " + key.firstWhere + " and per "
+                    + per.name().toLowerCase(Locale.ROOT) + " on " + where
+                    + ": limits that share a name share a count, so they must agree on whose it is (per)");
         }
         return key;
     }
 
     /** Notes a declaration; warns once per pair of call sites when a name is shared by limits of different sizes. */
-    private void declare(String where, RateLimitPolicy declared, RateLimitPolicy effective) {
-        Declaration first = declarations.putIfAbsent(declared.name(), new Declaration(declared, effective, where));
+    private void declare(String where, RateLimitPolicy declared, RateLimitPolicy effective, RateLimitPer per) {
+        Declaration first = declarations.putIfAbsent(declared.name(), new Declaration(declared, effective, where, per));
         if (first != null && !first.effective.sameSize(effective)
                 && sizeWarnings.add(declared.name() + '\u0000' + first.where + '\u0000' + where)) {
             LOG.log(Level.WARNING, "ratelimit: the limit name \"" + declared.name() + "\" is shared by " + first.where
@@ -253,6 +296,6 @@ public final class LimitBinder {
         }
     }
 
-    private record Declaration(RateLimitPolicy declared, RateLimitPolicy effective, String where) {
+    private record Declaration(RateLimitPolicy declared, RateLimitPolicy effective, String where, RateLimitPer per) {
     }
 }

@@ -9,6 +9,7 @@ import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimitStoreException;
+import dev.ratelimit.core.address.OrderedPartitioner;
 import dev.ratelimit.core.config.OnFailure;
 import dev.ratelimit.core.config.Plan;
 import dev.ratelimit.core.config.RateLimitSettings;
@@ -49,7 +50,8 @@ public final class RateLimitEngine {
     private RateLimitEngine(Builder b) {
         this.settings = b.settings;
         this.planFailures = new RateLimitedLog(LOG, Level.WARNING, RateLimitedLog.MINUTE_NANOS, b.clock);
-        this.partitioner = b.partitioner != null ? b.partitioner : new HeaderPartitioner(settings.partitionHeader());
+        this.partitioner = b.partitioner != null ? b.partitioner : new OrderedPartitioner(settings.partitionBy(),
+                settings.partitionHeader(), settings.clientAddresses());
         this.plans = new PlanIndex(settings.plans());
         this.planResolver = b.planResolver != null ? b.planResolver : new RolePlanResolver(settings.plans());
         this.store = new GuardedStore(b.store, settings.timeoutMillis(), settings.onFailure(),
@@ -182,6 +184,17 @@ public final class RateLimitEngine {
         }
     }
 
+    /**
+     * Gives back the permits of one decision of the ledger's request, once: a call that will not go ahead after
+     * all (its wait for a reservation was interrupted, SPEC 20). A later give-back of the whole request leaves it
+     * out. Never blocks.
+     */
+    public void giveBack(RequestLedger ledger, RateLimitDecision decision) {
+        if (decision.allowed() && ledger.forget(decision)) {
+            store.release(decision);
+        }
+    }
+
     private RateLimitDecision record(RequestLedger ledger, RateLimitRequest sent, BoundKey[] keys,
                                      RateLimitDecision decision) {
         if (!ledger.record(decision, keys) && decision.allowed()) {
@@ -196,7 +209,12 @@ public final class RateLimitEngine {
             Outcome outcome = decision.outcome(i);
             BoundKey key = keys[i];
             switch (outcome.state()) {
-                case SPENT -> key.count(RateLimitMetrics.Outcome.ALLOWED);
+                case SPENT -> {
+                    key.count(RateLimitMetrics.Outcome.ALLOWED);
+                    if (outcome.waitNanos() > 0) {
+                        key.waited(outcome.waitNanos()); // the wait granted: the call goes ahead then
+                    }
+                }
                 case UNCOUNTED -> key.count(RateLimitMetrics.Outcome.UNCOUNTED);
                 case REFUSED -> {
                     if (decision.request().kind(i) == Kind.ACQUIRE) {
@@ -265,7 +283,7 @@ public final class RateLimitEngine {
             this.store = Objects.requireNonNull(store, "store");
         }
 
-        /** Default: {@link HeaderPartitioner} on {@code ratelimit.partition-header}. */
+        /** Default: {@link OrderedPartitioner} on {@code ratelimit.partition-by}. */
         public Builder partitioner(RateLimitPartitioner partitioner) {
             this.partitioner = partitioner;
             return this;

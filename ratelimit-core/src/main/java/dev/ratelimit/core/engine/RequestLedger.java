@@ -43,6 +43,8 @@ public final class RequestLedger {
     private int size;
     private int refusal = -1; // the index of the first refusing decision
     private boolean released;
+    /** Decisions given back on their own ({@link #forget}), left out of {@link #takeForRelease}; usually null. */
+    private List<RateLimitDecision> forgotten;
 
     RequestLedger(RateLimitEngine engine, RateLimitCaller caller, String partition, Method resourceMethod) {
         this.engine = engine;
@@ -156,11 +158,38 @@ public final class RequestLedger {
         List<RateLimitDecision> allowed = new ArrayList<>(size);
         for (int e = 0; e < size; e++) {
             RateLimitDecision decision = decision(e);
-            if (decision.allowed()) {
+            if (decision.allowed() && !isForgotten(decision)) {
                 allowed.add(decision);
             }
         }
         return allowed;
+    }
+
+    /**
+     * Leaves one recorded decision out of the request's give-back: its caller gives it back on its own.
+     *
+     * @return false when the request has given back everything already, or this decision was forgotten before
+     */
+    synchronized boolean forget(RateLimitDecision decision) {
+        if (released || isForgotten(decision)) {
+            return false;
+        }
+        if (forgotten == null) {
+            forgotten = new ArrayList<>(1);
+        }
+        forgotten.add(decision);
+        return true;
+    }
+
+    private boolean isForgotten(RateLimitDecision decision) {
+        if (forgotten != null) {
+            for (RateLimitDecision d : forgotten) {
+                if (d == decision) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**

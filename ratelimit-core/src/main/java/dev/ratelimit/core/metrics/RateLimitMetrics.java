@@ -19,6 +19,8 @@ public interface RateLimitMetrics {
     String STORE_DURATION = "ratelimit.store.duration";
     String COUNTS = "ratelimit.counts";
     String COUNTS_MAX = "ratelimit.counts.max";
+    /** How long calls waited for their permits (SPEC 20), seconds, by {@value #POLICY}. */
+    String WAIT = "ratelimit.wait";
     String POLICY = "ratelimit.policy";
     String OUTCOME = "ratelimit.outcome";
     String PLAN = "ratelimit.plan";
@@ -36,6 +38,16 @@ public interface RateLimitMetrics {
             Duration.ofNanos(500_000), Duration.ofMillis(1), Duration.ofNanos(2_500_000), Duration.ofMillis(5),
             Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100),
             Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofMillis(2_500));
+
+    /**
+     * The histogram buckets of {@value #WAIT}: from 1 ms to a minute, the waits of calls to other services that a
+     * partner's limit spaces out.
+     */
+    List<Duration> WAIT_BUCKETS = List.of(
+            Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50),
+            Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1),
+            Duration.ofMillis(2_500), Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(30),
+            Duration.ofSeconds(60));
 
     /** The outcome of one limit for one call. */
     enum Outcome {
@@ -106,6 +118,11 @@ public interface RateLimitMetrics {
         }
 
         @Override
+        public Timer waited(String policy) {
+            return nanos -> { };
+        }
+
+        @Override
         public boolean isEnabled() {
             return false;
         }
@@ -119,6 +136,14 @@ public interface RateLimitMetrics {
 
     /** Publishes the gauges {@value #COUNTS} (read when collected) and {@value #COUNTS_MAX}. */
     void counts(LongSupplier counts, long max);
+
+    /**
+     * The timer of {@value #WAIT} for one limit: how long a call that waited for its permits waited (a call that
+     * waited is {@code allowed} in {@value #REQUESTS}). Default: records nothing.
+     */
+    default Timer waited(String policy) {
+        return nanos -> { };
+    }
 
     /** False when nothing is recorded: then the engine does not even read the clock for durations. */
     default boolean isEnabled() {

@@ -181,6 +181,23 @@ final class BucketCount extends Count {
     }
 
     @Override
+    long grantAt(long now, long permits) {
+        long at = Math.min(fromOffset(now) + span(permits), OFFSET_MASK) - limit * interval;
+        return at - (now - base) <= 0 ? now : base + at;
+    }
+
+    @Override
+    long spendAt(long now, long at, long permits) {
+        long nowOffset = now - base;
+        if (tatOffset() - nowOffset <= 0) {
+            epoch = now;
+        }
+        // GCRA at the instant the caller goes: the bucket refills until then, and tat encodes the queue behind it
+        tatOffset(Math.min(Math.max(tatOffset(), at - base) + span(permits), OFFSET_MASK));
+        return epoch;
+    }
+
+    @Override
     int remaining(long now) {
         long left = limit * interval - (fromOffset(now) - (now - base));
         return left <= 0 ? 0 : (int) (left / interval);

@@ -78,13 +78,28 @@ abstract class Count {
     /** Spends {@code permits}, past the limit if need be (debt). Requires {@link #prepare}. @return the receipt */
     abstract long spend(long now, long permits);
 
+    /**
+     * The earliest instant, {@code >= now}, at which {@code permits} can be spent: {@code now} when {@link #has}
+     * them; else later, behind every permit reserved already (callers that wait go first come, first served,
+     * SPEC 20). Requires {@link #prepare}.
+     */
+    abstract long grantAt(long now, long permits);
+
+    /**
+     * Spends {@code permits} at {@code at}, an instant no earlier than {@link #grantAt} said: a reservation, which
+     * counts in the step (or at the instant) where the caller goes ahead. Requires {@link #prepare}.
+     *
+     * @return the receipt
+     */
+    abstract long spendAt(long now, long at, long permits);
+
     /** Whole permits left, {@code >= 0}. */
     abstract int remaining(long now);
 
     /** Nanoseconds until the count is full (bucket) or its oldest permit returns (windows); -1 when nothing is spent. */
     abstract long resetNanos(long now);
 
-    /** Nanoseconds until {@code permits} could be spent. Requires {@code !has(now, permits)}. */
+    /** Nanoseconds until {@code permits} could be spent: {@code grantAt(now, permits) - now}. Requires {@code !has(now, permits)}. */
     abstract long retryAfterNanos(long now, long permits);
 
     /** Gives back {@code permits} spent with {@code receipt}, unless they have returned already. */

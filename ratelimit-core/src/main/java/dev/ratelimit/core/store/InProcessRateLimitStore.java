@@ -80,6 +80,10 @@ public final class InProcessRateLimitStore implements RateLimitStore {
             throw new IllegalArgumentException("the counts " + key + " are bound already with the algorithm "
                     + table.key.algorithm() + ", now with " + key.algorithm());
         }
+        if (table.key.perApplication() != key.perApplication()) {
+            throw new IllegalArgumentException("the counts " + key + " are bound already "
+                    + (table.key.perApplication() ? "per application" : "per caller") + ", now the other way");
+        }
         return table;
     }
 
@@ -104,15 +108,15 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         // alone (Count#tryAcquire, Count#tryHold); everything else, and whatever these cannot decide, in full,
         // under the counts' locks (which decides everything: the paths below do not try these again)
         int n = request.size();
-        if (multiple > 0 && n <= 2 && request.kind(0) == Kind.ACQUIRE) {
-            Count count0 = ((Table) request.handle(0)).get(partition);
+        if (multiple > 0 && n <= 2 && request.kind(0) == Kind.ACQUIRE && !request.waits()) {
+            Count count0 = ((Table) request.handle(0)).count(partition);
             if (n == 1 && count0 != null) {
                 Outcome fast = count0.tryAcquire(clock.getAsLong(), (long) request.cost(0) * multiple, request.policy(0));
                 if (fast != null) {
                     return RateLimitDecision.of(partition, request, multiple, fast);
                 }
             } else if (n == 2 && count0 != null && request.kind(1) == Kind.ACQUIRE) {
-                Count count1 = ((Table) request.handle(1)).get(partition);
+                Count count1 = ((Table) request.handle(1)).count(partition);
                 if (count1 != null) {
                     RateLimitDecision both = holdBoth(partition, request, multiple, count0, count1, clock.getAsLong());
                     if (both != null) {
@@ -131,7 +135,7 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         if (request.size() == 1) {
             return RateLimitDecision.of(partition, request, multiple, decideOne(partition, request, multiple));
         }
-        if (request.size() == 2 && request.kind(0) == Kind.ACQUIRE && request.kind(1) == Kind.ACQUIRE) {
+        if (request.size() == 2 && request.kind(0) == Kind.ACQUIRE && request.kind(1) == Kind.ACQUIRE && !request.waits()) {
             RateLimitDecision two = decideTwo(partition, request, multiple);
             if (two != null) {
                 return two;
@@ -157,7 +161,7 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         boolean any = false;
         for (int i = 0; i < n; i++) {
             if (decision.outcome(i).spent() && request.kind(i) != Kind.CHARGE) {
-                counts[i] = ((Table) request.handle(i)).get(decision.partition());
+                counts[i] = ((Table) request.handle(i)).count(decision.partition());
                 any |= counts[i] != null;
             }
         }
@@ -255,6 +259,13 @@ public final class InProcessRateLimitStore implements RateLimitStore {
                 }
                 if (kind == Kind.CHARGE || count.has(at, permits)) {
                     return spent(count, policy, at, permits);
+                }
+                long maxWait = request.maxWaitNanos(0);
+                if (maxWait > 0) {
+                    long grant = count.grantAt(at, permits);
+                    if (grant - at <= maxWait) {
+                        return reserved(count, policy, at, grant, permits, grant - now);
+                    }
                 }
                 return refused(count, policy, at, permits);
             } finally {
@@ -389,13 +400,25 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         }
     }
 
-    /** All or nothing over the enforced limits; every count is locked and prepared. */
+    /**
+     * All or nothing over the enforced limits; every count is locked and prepared. Limits that may wait are
+     * reserved together, for the latest instant any of them needs (each within its own wait), or not at all.
+     */
     private static void decideLocked(RateLimitRequest request, int multiple, Count[] counts, long now, Outcome[] outcomes) {
         int n = counts.length;
         boolean all = true;
+        long goAt = now; // when the call goes ahead: the latest grant of its limits
         for (int i = 0; i < n; i++) {
             if (counts[i] != null && request.kind(i) == Kind.ACQUIRE) {
-                all &= counts[i].has(counts[i].notBefore(now), (long) request.cost(i) * multiple);
+                long at = counts[i].notBefore(now);
+                long permits = (long) request.cost(i) * multiple;
+                if (request.maxWaitNanos(i) == 0) {
+                    all &= counts[i].has(at, permits);
+                } else {
+                    long grant = counts[i].grantAt(at, permits);
+                    all &= grant - at <= request.maxWaitNanos(i);
+                    goAt = grant - goAt > 0 ? grant : goAt;
+                }
             }
         }
         for (int i = 0; i < n; i++) {
@@ -408,9 +431,13 @@ public final class InProcessRateLimitStore implements RateLimitStore {
                 continue;
             }
             long at = count.notBefore(now);
-            if (all && (kind == Kind.CHARGE || count.has(at, permits))) {
+            if (all && kind == Kind.ACQUIRE && goAt - now > 0) {
+                outcomes[i] = reserved(count, policy, at, goAt - at > 0 ? goAt : at, permits, goAt - now);
+            } else if (all && (kind == Kind.CHARGE || count.has(at, permits))) {
                 outcomes[i] = spent(count, policy, at, permits);
-            } else if (kind == Kind.CHARGE || count.has(at, permits)) {
+            } else if (kind == Kind.CHARGE || count.has(at, permits)
+                    || (kind == Kind.ACQUIRE && request.maxWaitNanos(i) > 0
+                    && count.grantAt(at, permits) - at <= request.maxWaitNanos(i))) {
                 outcomes[i] = unspent(count, policy, at);
             } else {
                 outcomes[i] = refused(count, policy, at, permits);
@@ -422,6 +449,12 @@ public final class InProcessRateLimitStore implements RateLimitStore {
     private static Outcome spent(Count count, RateLimitPolicy policy, long now, long permits) {
         long receipt = count.spend(now, permits);
         return new Outcome(policy, State.SPENT, count.remaining(now), count.resetNanos(now), 0, receipt);
+    }
+
+    /** Reserves {@code permits} of a locked, prepared count for the instant {@code goAt}, {@code wait} from the decision. */
+    private static Outcome reserved(Count count, RateLimitPolicy policy, long now, long goAt, long permits, long wait) {
+        long receipt = count.spendAt(now, goAt, permits);
+        return new Outcome(policy, State.SPENT, count.remaining(now), count.resetNanos(now), 0, receipt, Math.max(wait, 0));
     }
 
     /** A locked, prepared count that had the permits, when another limit refused the request. */
@@ -438,12 +471,12 @@ public final class InProcessRateLimitStore implements RateLimitStore {
     /** Replaces a count that holds nothing by one sized by {@code policy}. Requires the old count's lock. */
     private static void replace(Table table, String partition, Count old, RateLimitPolicy policy, long now) {
         old.evict();
-        table.replace(partition, old, table.newCount(now, policy));
+        table.replace(table.partition(partition), old, table.newCount(now, policy));
     }
 
     /** The count of (table, partition), created if there is room; null when the store is full. */
     private Count find(Table table, String partition, RateLimitPolicy policy, long now) {
-        Count count = table.get(partition);
+        Count count = table.count(partition);
         if (count != null) {
             return count;
         }
@@ -451,7 +484,7 @@ public final class InProcessRateLimitStore implements RateLimitStore {
             return null;
         }
         Count created = table.newCount(now, policy);
-        Count raced = table.putIfAbsent(partition, created);
+        Count raced = table.putIfAbsent(table.partition(partition), created);
         if (raced != null) {
             tracked.decrementAndGet();
             return raced;
@@ -520,10 +553,23 @@ public final class InProcessRateLimitStore implements RateLimitStore {
     static final class Table extends ConcurrentHashMap<String, Count> {
         final CountKey key;
         private final boolean bucket;
+        /** The one partition of a key per application ({@link CountKey#APPLICATION}); null for a key per caller. */
+        private final String only;
 
         Table(CountKey key) {
             this.key = key;
             this.bucket = key.algorithm() == RateLimitAlgorithm.TOKEN_BUCKET;
+            this.only = key.perApplication() ? CountKey.APPLICATION : null;
+        }
+
+        /** The partition this table keeps {@code partition}'s count under. */
+        String partition(String partition) {
+            return only == null ? partition : only;
+        }
+
+        /** The count of {@code partition}, or null. */
+        Count count(String partition) {
+            return get(only == null ? partition : only);
         }
 
         Count newCount(long now, RateLimitPolicy policy) {

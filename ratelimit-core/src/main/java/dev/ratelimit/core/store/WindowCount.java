@@ -71,6 +71,8 @@ final class WindowCount extends Count {
     private int sum;
     private int olderSum;
     private int s0, s1, s2, s3, s4, s5, s6, s7, s8;
+    /** Permits reserved in steps after {@code newest} (SPEC 20), in order; null when none. */
+    private Reservations reserved;
     /** {@code LOCKED | EVICTED | version (30 bits) | sum (32 bits)}; through {@code WORD} only. */
     @SuppressWarnings("unused")
     private volatile long word;
@@ -104,8 +106,8 @@ final class WindowCount extends Count {
             long w = (long) WORD.getAcquire(this);
             int spent = (int) (w & SUM_MASK);
             int limit = this.limit;
-            if ((w & (LOCKED | EVICTED)) != 0 || spent == 0 || spent + permits > limit) {
-                return null;
+            if ((w & (LOCKED | EVICTED)) != 0 || spent == 0 || spent + permits > limit || reserved != null) {
+                return null; // callers waiting for later steps go first: a reservation is decided under the lock
             }
             long anchor = this.anchor;
             int window = this.window;
@@ -150,7 +152,7 @@ final class WindowCount extends Count {
     @Override
     boolean prepare(long now, RateLimitPolicy policy) {
         roll(now);
-        if (sum == 0) {
+        if (sum == 0 && reserved == null) {
             reanchor(now, policy);
         }
         return true;
@@ -158,11 +160,67 @@ final class WindowCount extends Count {
 
     @Override
     boolean has(long now, long permits) {
-        return sum + permits <= limit;
+        return reserved == null && sum + permits <= limit;
+    }
+
+    @Override
+    long grantAt(long now, long permits) {
+        // fields read once: the loop below then reads only the slots of the steps leaving the window
+        long k = newest;
+        Reservations r = reserved;
+        int limit = this.limit;
+        int sum = this.sum;
+        long oldest = this.oldest;
+        int steps = steps();
+        long m = r == null ? k : r.last();
+        if (permits > limit) {
+            // more than the count's limit (it was sized by another request): once empty, it takes the caller's size
+            return anchor + (m + steps) * step();
+        }
+        // the permits out in the window that ends with step m: the ring's steps (m - S, k], and reservations (k, m]
+        long out = m == k ? sum : r.sum(Math.max(k, m - steps) + 1, m) + ringSum(m - steps + 1, k);
+        while (out + permits > limit) {
+            long leaving = m - steps + 1; // the step that leaves the window as it moves on by one
+            if (leaving <= k && sum > 0 && leaving < oldest) {
+                m = oldest + steps - 1; // nothing was spent before the oldest step: move the window up to it
+                continue;
+            }
+            out -= leaving > k ? r.at(leaving) : leaving > k - steps ? slot(index(leaving)) : 0;
+            m++;
+        }
+        return m == k ? now : anchor + m * step();
+    }
+
+    /** Permits of the ring's steps {@code from..to}, both included (those before the ring count 0). */
+    private long ringSum(long from, long to) {
+        long sum = 0;
+        for (long j = Math.max(from, newest - steps() + 1); j <= to; j++) {
+            sum += slot(index(j));
+        }
+        return sum;
+    }
+
+    @Override
+    long spendAt(long now, long at, long permits) {
+        long m = (at - anchor) / step();
+        if (m <= newest) {
+            return spend(now, permits);
+        }
+        if (reserved == null) {
+            reserved = new Reservations();
+        }
+        reserved.add(m, (int) Math.min(permits, Integer.MAX_VALUE));
+        return anchor + m * step();
     }
 
     @Override
     long spend(long now, long permits) {
+        if (reserved != null) {
+            // a charge while callers wait for later steps: after them, so that no reserved step passes its limit
+            long last = reserved.last();
+            reserved.add(last, (int) Math.min(permits, Integer.MAX_VALUE));
+            return anchor + last * step();
+        }
         if (sum == 0) {
             oldest = newest;
         }
@@ -174,26 +232,20 @@ final class WindowCount extends Count {
 
     @Override
     int remaining(long now) {
-        return Math.max(0, limit - sum);
+        return reserved != null ? 0 : Math.max(0, limit - sum); // callers wait: nothing is left for anyone else
     }
 
     @Override
     long resetNanos(long now) {
-        return sum == 0 ? -1 : anchor + (oldest + steps()) * step() - now;
+        if (sum > 0) {
+            return anchor + (oldest + steps()) * step() - now;
+        }
+        return reserved == null ? -1 : anchor + (reserved.first() + steps()) * step() - now;
     }
 
     @Override
     long retryAfterNanos(long now, long permits) {
-        long excess = sum + permits - limit; // permits that must return first
-        long returned = 0;
-        for (long j = oldest; j <= newest; j++) {
-            returned += slot(index(j));
-            if (returned >= excess) {
-                return anchor + (j + steps()) * step() - now;
-            }
-        }
-        // more than the count's limit (it was sized by another request): once empty, it takes the caller's size
-        return anchor + (newest + steps()) * step() - now;
+        return grantAt(now, permits) - now;
     }
 
     @Override
@@ -205,7 +257,16 @@ final class WindowCount extends Count {
             return; // from before the count was re-anchored: that permit has returned
         }
         long j = offset / step;
-        if (j > newest || j <= newest - steps()) {
+        if (j > newest) { // a reservation still ahead of the clock
+            if (reserved != null) {
+                reserved.takeBack(j, permits);
+                if (reserved.isEmpty()) {
+                    reserved = null;
+                }
+            }
+            return;
+        }
+        if (j <= newest - steps()) {
             return;
         }
         int index = index(j);
@@ -222,7 +283,7 @@ final class WindowCount extends Count {
     @Override
     boolean idle(long now) {
         roll(now);
-        return sum == 0;
+        return sum == 0 && reserved == null;
     }
 
     @Override
@@ -251,20 +312,41 @@ final class WindowCount extends Count {
         }
         long current = elapsed / step;
         int steps = steps();
+        Reservations r = reserved;
         if (current - newest >= steps) {
             s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = s8 = 0;
             sum = 0;
+            for (long j = current - steps + 1; r != null && j <= current; j++) {
+                int arrived = r.at(j); // reserved steps the clock has reached join the ring
+                set(index(j), arrived);
+                sum = saturatedSum(sum, arrived);
+            }
         } else {
             for (long j = newest + 1; j <= current; j++) {
                 int index = index(j);
-                sum -= slot(index);
-                set(index, 0);
-            }
-            if (sum > 0 && oldest <= current - steps) {
-                findOldest(current - (steps - 1));
+                int arrived = r == null ? 0 : r.at(j);
+                sum = saturatedSum(sum - slot(index), arrived);
+                set(index, arrived);
             }
         }
         newest = current;
+        if (r != null) {
+            r.dropThrough(current);
+            if (r.isEmpty()) {
+                reserved = null;
+            }
+        }
+        if (sum > 0 && (r != null || oldest <= current - steps)) {
+            findOldest(current - (steps - 1));
+        }
+    }
+
+    /**
+     * {@code sum + arrived}, saturating at {@code Integer.MAX_VALUE}: a reserved step that a charge of absurd size
+     * filled joins the ring in debt, as {@link #spend} keeps debt, never wrapping to room.
+     */
+    private static int saturatedSum(int sum, int arrived) {
+        return (int) Math.min((long) sum + arrived, Integer.MAX_VALUE);
     }
 
     /** Sets {@code oldest} to the first step from {@code from} on with a permit spent. Requires {@code sum > 0}. */
@@ -286,6 +368,7 @@ final class WindowCount extends Count {
         sum = 0;
         olderSum = 0;
         s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = s8 = 0;
+        reserved = null;
     }
 
     private int slot(int index) {

@@ -50,6 +50,30 @@ public final class RandomSchedule {
             List.of(new Item(COSTLY, null, 3, Kind.CHARGE)),
             List.of(new Item(BUCKET, null, 2, Kind.CHARGE)));
 
+    private static final long WAIT = 1_500_000_000L;
+    private static final RateLimitPolicy PARTNER = new RateLimitPolicy("partner", 3, 1, RateLimitAlgorithm.STRICT_WINDOW);
+    /** One count for every partition (limits that share a name agree on it, so a name of its own). */
+    private static final RateLimitPolicy APPLICATION = new RateLimitPolicy("application-wide", 2, 1);
+
+    /** Requests of limits that wait (SPEC 20), beside the same limits' callers that do not, charges and shadows. */
+    private static final List<List<Item>> WAITING_REQUESTS = List.of(
+            List.of(Item.waiting(PARTNER, WAIT)),
+            List.of(Item.waiting(PARTNER, WAIT)),
+            List.of(Item.waiting(PARTNER, WAIT / 3)),
+            List.of(new Item(PARTNER)),
+            List.of(Item.waiting(BURST, WAIT)),
+            List.of(new Item(BURST)),
+            List.of(Item.waiting(BUCKET, WAIT)),
+            List.of(Item.waiting(EIGHT, 4 * WAIT)),
+            List.of(Item.waiting(PARTNER, WAIT), Item.waiting(BUCKET, WAIT)),
+            List.of(Item.waiting(BURST, WAIT), new Item(EIGHT)),
+            List.of(Item.waiting(PARTNER, WAIT), new Item(BURST, null, 1, Kind.SHADOW)),
+            List.of(new Item(PARTNER, null, 1, Kind.SHADOW)),
+            List.of(new Item(PARTNER, null, 2, Kind.CHARGE)),
+            List.of(new Item(APPLICATION, null, 1, Kind.ACQUIRE, WAIT, true)),
+            List.of(new Item(APPLICATION, null, 1, Kind.ACQUIRE, 0, true), new Item(BURST)),
+            List.of(new Item(COSTLY, null, 3, Kind.ACQUIRE, WAIT, false)));
+
     private static final int LIVE_PARTITIONS = 3;
     private static final int OPERATIONS_PER_DRIFT = 150;
     private static final long STEP_OF_ONE_SECOND = 125_000_000L;
@@ -57,6 +81,7 @@ public final class RandomSchedule {
     private final Random random;
     private final String partitionPrefix;
     private final long resolutionNanos;
+    private final List<List<Item>> requests;
     private int operation;
 
     /**
@@ -65,9 +90,19 @@ public final class RandomSchedule {
      * @param resolutionNanos every advance is a multiple of it (1 for a nanosecond store)
      */
     public RandomSchedule(long seed, String partitionPrefix, long resolutionNanos) {
+        this(seed, partitionPrefix, resolutionNanos, REQUESTS);
+    }
+
+    private RandomSchedule(long seed, String partitionPrefix, long resolutionNanos, List<List<Item>> requests) {
         this.random = new Random(seed);
         this.partitionPrefix = partitionPrefix;
         this.resolutionNanos = resolutionNanos;
+        this.requests = requests;
+    }
+
+    /** A schedule whose requests are mostly of limits that wait (SPEC 20), mixed with callers that do not. */
+    public static RandomSchedule withWaits(long seed, String partitionPrefix, long resolutionNanos) {
+        return new RandomSchedule(seed, partitionPrefix, resolutionNanos, WAITING_REQUESTS);
     }
 
     /** How far the clock moves before the next operation, in nanoseconds. */
@@ -111,7 +146,7 @@ public final class RandomSchedule {
 
     /** The limits of the next request. */
     public List<Item> nextItems() {
-        return REQUESTS.get(random.nextInt(REQUESTS.size()));
+        return requests.get(random.nextInt(requests.size()));
     }
 
     /** The multiple of the next request: mostly 1, sometimes 2. */

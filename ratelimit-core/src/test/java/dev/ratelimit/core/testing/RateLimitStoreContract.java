@@ -8,6 +8,7 @@ import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitDecision.Outcome;
 import dev.ratelimit.core.RateLimitDecision.State;
+import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
@@ -61,7 +62,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  *       this much, and the randomized schedule advances in multiples of it.</li>
  *   <li>{@link #closeStore(RateLimitStore)}: called after each test (no-op by default).</li>
  *   <li>{@link #partition(String)}: a partition unique to the running test (the store may be shared between
- *       tests, as a Redis server is).</li>
+ *       tests, as a Redis server is). Counts per application ({@code CountKey.perApplication()}) are one for every
+ *       partition, so a store shared between tests must be emptied before each (the Redis test flushes).</li>
  *   <li>{@link #request}: a request of the given limits, bound to the store under test.</li>
  * </ul>
  * Protected fields: {@link #clock}, {@link #store}, {@link #t0} (the clock when the test began).
@@ -152,10 +154,11 @@ public abstract class RateLimitStoreContract {
         RateLimitRequest.Builder builder = RateLimitRequest.builder();
         for (Item item : items) {
             Bound b = bound.computeIfAbsent(item.key(), k -> {
-                CountKey key = new CountKey(item.policy().name(), item.plan(), item.policy().algorithm());
+                CountKey key = new CountKey(item.policy().name(), item.plan(), item.policy().algorithm(),
+                        item.perApplication() ? RateLimitPer.APPLICATION : RateLimitPer.CALLER);
                 return new Bound(key, store.bind(key));
             });
-            builder.add(b.handle, b.key, item.policy(), item.cost(), item.kind());
+            builder.add(b.handle, b.key, item.policy(), item.cost(), item.kind(), item.maxWaitNanos());
         }
         return builder.build();
     }
@@ -341,6 +344,187 @@ public abstract class RateLimitStoreContract {
         // and each keeps its sustained rate: about 5 per second (strict: 8/9 of it) over the 6 s
         int floor = algorithm == RateLimitAlgorithm.STRICT_WINDOW ? 26 : 30;
         assertThat(admitted).as("admitted by %s over 6 s", algorithm).hasSizeBetween(floor, 35);
+    }
+
+    // ---------------------------------------------------------------- waiting for a permit (SPEC 20)
+
+    /** A request of one enforced limit of cost 1 that may wait {@code maxWaitNanos}. */
+    protected final RateLimitRequest waiting(RateLimitPolicy policy, long maxWaitNanos) {
+        return request(List.of(Item.waiting(policy, maxWaitNanos)));
+    }
+
+    @Test
+    void reservationsAreGrantedInTheOrderAskedEachWhenItsPermitsExist() {
+        RateLimitPolicy partner = policy("partner", 2, 1, RateLimitAlgorithm.STRICT_WINDOW); // steps of 125 ms
+        String p = partition("a");
+        long step = SECOND / 8;
+        long[] waits = new long[6];
+        for (int i = 0; i < 6; i++) {
+            RateLimitDecision d = acquire(p, waiting(partner, 5 * SECOND), 1);
+            assertThat(d.allowed()).as("call %d", i).isTrue();
+            waits[i] = d.waitNanos();
+            assertThat(d.outcome(0).waitNanos()).isEqualTo(d.waitNanos());
+        }
+        // two now; a strict window's permits return one window after the end of their step: two in step 9, two in 18
+        assertThat(waits).containsExactly(0, 0, 9 * step, 9 * step, 18 * step, 18 * step);
+    }
+
+    @Test
+    void aReservationThatWouldWaitLongerThanAllowedFailsAtOnceAndSpendsNothing() {
+        RateLimitPolicy partner = policy("partner", 2, 1, RateLimitAlgorithm.STRICT_WINDOW);
+        String p = partition("a");
+        long step = SECOND / 8;
+        acquire(p, waiting(partner, 5 * SECOND), 1);
+        acquire(p, waiting(partner, 5 * SECOND), 1);
+        assertThat(acquire(p, waiting(partner, 5 * SECOND), 1).waitNanos()).isEqualTo(9 * step);
+
+        RateLimitDecision impatient = acquire(p, waiting(partner, SECOND), 1);
+
+        assertThat(impatient.allowed()).isFalse();
+        assertThat(impatient.outcome(0).state()).isEqualTo(State.REFUSED);
+        assertThat(impatient.outcome(0).retryAfterNanos()).as("the instant its permit would exist").isEqualTo(9 * step);
+        assertThat(impatient.waitNanos()).isZero();
+        // it took nothing: the next patient caller still gets the second permit of step 9
+        assertThat(acquire(p, waiting(partner, 5 * SECOND), 1).waitNanos()).isEqualTo(9 * step);
+        assertThat(acquire(p, waiting(partner, 5 * SECOND), 1).waitNanos()).isEqualTo(18 * step);
+    }
+
+    @Test
+    void whileCallersWaitNobodyGoesFirstAndARefusalSaysWhenTheQueueHasPassed() {
+        RateLimitPolicy partner = policy("partner", 2, 1, RateLimitAlgorithm.STRICT_WINDOW);
+        String p = partition("a");
+        long step = SECOND / 8;
+        acquire(p, waiting(partner, 5 * SECOND), 1);
+        acquire(p, waiting(partner, 5 * SECOND), 1);
+        acquire(p, waiting(partner, 5 * SECOND), 1); // goes in step 9
+        clock.set(t0 + 9 * step + step / 2); // the first two permits have returned, one is reserved in this step
+
+        Outcome now = one(p, partner);
+        assertThat(now.allowed()).as("one permit of step 9 is left").isTrue();
+        clock.set(t0 + 10 * step);
+        RateLimitDecision queued = acquire(p, waiting(partner, 5 * SECOND), 1);
+        assertThat(queued.waitNanos()).isEqualTo(8 * step); // step 18: behind the two of step 9
+        Outcome refused = one(p, partner);
+        assertThat(refused.allowed()).as("a caller that does not wait does not jump the queue").isFalse();
+        assertThat(refused.retryAfterNanos()).isEqualTo(8 * step);
+        assertThat(refused.remaining()).isZero();
+    }
+
+    @Test
+    void aReservationGivenBackFreesItsPermitsForTheNextCaller() {
+        RateLimitPolicy partner = policy("partner", 2, 1, RateLimitAlgorithm.STRICT_WINDOW);
+        String p = partition("a");
+        long step = SECOND / 8;
+        acquire(p, waiting(partner, 5 * SECOND), 1);
+        acquire(p, waiting(partner, 5 * SECOND), 1);
+        acquire(p, waiting(partner, 5 * SECOND), 1);
+        RateLimitDecision interrupted = acquire(p, waiting(partner, 5 * SECOND), 1);
+        assertThat(interrupted.waitNanos()).isEqualTo(9 * step);
+
+        release(interrupted);
+
+        assertThat(acquire(p, waiting(partner, 5 * SECOND), 1).waitNanos()).as("the freed permit of step 9")
+                .isEqualTo(9 * step);
+        assertThat(acquire(p, waiting(partner, 5 * SECOND), 1).waitNanos()).isEqualTo(18 * step);
+    }
+
+    @Test
+    void countWhoseReservationsAreAllGivenBackServesAtOnceAgain() {
+        RateLimitPolicy partner = policy("partner", 1, 1, RateLimitAlgorithm.STRICT_WINDOW);
+        String p = partition("a");
+        long step = SECOND / 8;
+        acquire(p, waiting(partner, 5 * SECOND), 1);
+        RateLimitDecision later = acquire(p, waiting(partner, 5 * SECOND), 1);
+        release(later);
+        clock.set(t0 + 9 * step);
+
+        assertThat(acquire(p, waiting(partner, 5 * SECOND), 1).waitNanos()).isZero();
+    }
+
+    /** Found by the Redis store's comparison with the in-process store: a ring sum that wrapped to room. */
+    @Test
+    void aReservedStepThatAHugeChargeFilledStaysInDebtWhenTheClockReachesIt() {
+        RateLimitPolicy partner = policy("partner", 2, 1);
+        String p = partition("a");
+        long step = SECOND / 8;
+        one(p, partner);
+        clock.set(t0 + 4 * step);
+        one(p, partner);
+        assertThat(acquire(p, waiting(partner, 5 * SECOND), 1).waitNanos()).isEqualTo(4 * step); // step 8
+        RateLimitRequest charge = request(List.of(new Item(partner, null, 1, Kind.CHARGE)));
+        assertThat(acquire(p, charge, Integer.MAX_VALUE).allowed()).isTrue(); // behind the reservation, in step 8
+        clock.set(t0 + 8 * step);
+
+        Outcome refused = one(p, partner);
+
+        assertThat(refused.allowed()).as("the count is in debt, not empty").isFalse();
+        assertThat(refused.retryAfterNanos()).isEqualTo(8 * step);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(RateLimitAlgorithm.class)
+    void grantedInstantsNeverPutMoreThanTheAlgorithmsPromiseInAnySpanOfOneWindow(RateLimitAlgorithm algorithm) {
+        RateLimitPolicy partner = policy("partner", 4, 1, algorithm);
+        String p = partition("a");
+        long tick = Math.max(clockResolutionNanos(), 40_000_000L); // callers every 40 ms, three at a time
+        List<Long> goes = new ArrayList<>();
+        for (long t = 0; t < 4 * SECOND; t += tick) {
+            clock.set(t0 + t);
+            for (int i = 0; i < 3; i++) {
+                RateLimitDecision d = acquire(p, waiting(partner, 3 * SECOND), 1);
+                if (d.allowed()) {
+                    goes.add(t + d.waitNanos());
+                }
+            }
+        }
+        for (int i = 1; i < goes.size(); i++) {
+            assertThat(goes.get(i)).as("granted in the order asked").isGreaterThanOrEqualTo(goes.get(i - 1));
+        }
+        int densest = 0;
+        for (int i = 0; i < goes.size(); i++) {
+            int j = i;
+            while (j < goes.size() && goes.get(j) - goes.get(i) < SECOND) {
+                j++;
+            }
+            densest = Math.max(densest, j - i);
+        }
+        int promise = algorithm == RateLimitAlgorithm.STRICT_WINDOW ? 4 : 7;
+        assertThat(densest).as("most calls going in any 1 s span, %s", algorithm).isLessThanOrEqualTo(promise);
+        assertThat(goes).as("the queue kept the partner busy").hasSizeGreaterThan(12);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(RateLimitAlgorithm.class)
+    void aCallOfSeveralLimitsGoesAtTheLatestGrantAndEachLimitCountsItThere(RateLimitAlgorithm algorithm) {
+        RateLimitPolicy slow = policy("slow", 1, 8, algorithm); // one a window of 8 s
+        RateLimitPolicy fast = policy("fast", 1, 1, algorithm);
+        String p = partition("a");
+        RateLimitRequest both = request(List.of(Item.waiting(slow, 20 * SECOND), Item.waiting(fast, 20 * SECOND)));
+        acquire(p, both, 1);
+
+        RateLimitDecision second = acquire(p, both, 1);
+
+        assertThat(second.allowed()).isTrue();
+        long wait = second.waitNanos();
+        assertThat(wait).as("the slow limit's permit").isGreaterThan(7 * SECOND);
+        assertThat(second.outcome(0).waitNanos()).isEqualTo(wait);
+        assertThat(second.outcome(1).waitNanos()).isEqualTo(wait);
+        // the fast limit's permit is taken where the call goes, so a fast-only caller before then waits behind it
+        RateLimitDecision fastOnly = acquire(p, waiting(fast, 20 * SECOND), 1);
+        assertThat(fastOnly.waitNanos()).isGreaterThanOrEqualTo(wait);
+    }
+
+    @Test
+    void aCountPerApplicationIsOneCountForEveryPartition() {
+        RateLimitPolicy partner = policy("partner", 2, 60);
+        Item perApplication = new Item(partner, null, 1, Kind.ACQUIRE, 0, true);
+        RateLimitRequest request = request(List.of(perApplication));
+
+        assertThat(acquire(partition("alice"), request, 1).outcome(0).remaining()).isEqualTo(1);
+        assertThat(acquire(partition("bob"), request, 1).outcome(0).remaining()).isZero();
+        assertThat(acquire(partition("carol"), request, 1).allowed()).isFalse();
+        assertThat(acquire(partition("dave"), policy("partner-callers", 2, 60)).allowed()).as("per caller: apart")
+                .isTrue();
     }
 
     // ---------------------------------------------------------------- token bucket
@@ -1109,6 +1293,42 @@ public abstract class RateLimitStoreContract {
         assertThat(shadowRefused).as("shadow refusals").isGreaterThanOrEqualTo(5);
     }
 
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {11, 4242})
+    void reservationsMatchTheReferenceModelOnARandomizedSchedule(long seed) {
+        RandomSchedule schedule = RandomSchedule.withWaits(seed, partition(""), clockResolutionNanos());
+        ReferenceModel model = new ReferenceModel();
+        List<RateLimitDecision> unreleased = new ArrayList<>();
+        List<ReferenceModel.Decision> unreleasedModel = new ArrayList<>();
+        int waited = 0;
+        int refused = 0;
+        for (int i = 0; i < 3000; i++) {
+            clock.advanceNanos(schedule.nextAdvanceNanos());
+            if (schedule.nextIsRelease() && !unreleased.isEmpty()) {
+                int index = schedule.nextReleaseIndex(unreleased.size());
+                release(unreleased.remove(index));
+                model.release(clock.now(), unreleasedModel.remove(index));
+                continue;
+            }
+            String p = schedule.nextPartition();
+            List<Item> items = schedule.nextItems();
+            int multiple = schedule.nextMultiple();
+            RateLimitDecision actual = acquire(p, request(items), multiple);
+            ReferenceModel.Decision expected = model.acquire(clock.now(), p, items, multiple);
+            assertMatches(actual, expected, "operation " + i + " at t0 + " + (clock.now() - t0) + " ns, " + items
+                    + " x" + multiple);
+            if (actual.allowed()) {
+                unreleased.add(actual);
+                unreleasedModel.add(withoutCharges(expected, items));
+                waited += actual.waitNanos() > 0 ? 1 : 0;
+            } else {
+                refused++;
+            }
+        }
+        assertThat(waited).as("calls that waited").isGreaterThan(100);
+        assertThat(refused).as("refused").isGreaterThan(50);
+    }
+
     private static ReferenceModel.Decision withoutCharges(ReferenceModel.Decision d, List<Item> items) {
         List<ReferenceModel.Spent> spent = new ArrayList<>();
         for (ReferenceModel.Spent s : d.spent()) {
@@ -1140,6 +1360,7 @@ public abstract class RateLimitStoreContract {
                 assertThat(o.resetNanos()).as("reset of %s", what).isEqualTo(e.resetNanos());
             }
             assertThat(o.retryAfterNanos()).as("retry-after of %s", what).isEqualTo(e.retryAfterNanos());
+            assertThat(o.waitNanos()).as("wait of %s", what).isEqualTo(e.waitNanos());
         }
     }
 

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A naive model of the store contract (SPEC 3, 15, 17), written for obviousness rather than speed, against
+ * A naive model of the store contract (SPEC 3, 15, 17, 20), written for obviousness rather than speed, against
  * which stores are compared on randomized schedules. Nothing is packed into slots, nothing rolls:
  *
  * <ul>
@@ -27,15 +27,36 @@ import java.util.TreeMap;
  *   <li>A give-back removes its permits from their step if they have not returned (and the count has not
  *       been re-anchored since); for a bucket it moves {@code tat} back, never before {@code now}, unless the
  *       bucket has been full since they were spent (then they have returned).</li>
+ *   <li>Waiting (SPEC 20): a limit that may wait is granted at the earliest instant its permits exist behind
+ *       every reservation made before (first come, first served): for a window, the first step {@code m}, no
+ *       earlier than the current step nor the last reserved one, whose window {@code (m - S, m]} has room (its
+ *       start, or now if it is the current step); for a bucket, {@code max(tat, now) + n*I - limit*I}. The
+ *       request goes at the latest grant of its limits, and each spends there (a window in that step, a bucket
+ *       from that instant); while a step after the current one holds a reservation, nobody else goes first (no
+ *       permits left, a shadow limit would refuse, a charge counts in the last reserved step).</li>
  * </ul>
  * Single-threaded; the caller passes the time of each operation, which must not go back.
  */
 public final class ReferenceModel {
 
     /** One limit of a request, as the model takes it. */
-    public record Item(RateLimitPolicy policy, String plan, int cost, Kind kind) {
+    public record Item(RateLimitPolicy policy, String plan, int cost, Kind kind, long maxWaitNanos, boolean perApplication) {
         public Item(RateLimitPolicy policy) {
             this(policy, null, 1, Kind.ACQUIRE);
+        }
+
+        public Item(RateLimitPolicy policy, String plan, int cost, Kind kind) {
+            this(policy, plan, cost, kind, 0, false);
+        }
+
+        /** An enforced limit of cost 1 that may wait {@code maxWaitNanos} for its permits. */
+        public static Item waiting(RateLimitPolicy policy, long maxWaitNanos) {
+            return new Item(policy, null, 1, Kind.ACQUIRE, maxWaitNanos, false);
+        }
+
+        /** The partition its counts are kept under for a caller of {@code partition}. */
+        public String partition(String partition) {
+            return perApplication ? "application" : partition;
         }
 
         /** {@code name} or {@code name/plan}: which counts it spends from. */
@@ -45,7 +66,8 @@ public final class ReferenceModel {
     }
 
     /** What the model expects of one limit. */
-    public record Expected(RateLimitPolicy policy, State state, int remaining, long resetNanos, long retryAfterNanos) {
+    public record Expected(RateLimitPolicy policy, State state, int remaining, long resetNanos, long retryAfterNanos,
+                           long waitNanos) {
     }
 
     /** Permits the model spent, for {@link #release}. */
@@ -64,8 +86,9 @@ public final class ReferenceModel {
     public Decision acquire(long now, String partition, List<Item> items, int multiple) {
         List<Object> touched = new ArrayList<>(items.size());
         boolean all = true;
+        long goAt = now;
         for (Item item : items) {
-            List<String> id = List.of(item.key(), partition);
+            List<String> id = List.of(item.key(), item.partition(partition));
             Object count = counts.get(id);
             if (item.policy().algorithm() == RateLimitAlgorithm.TOKEN_BUCKET) {
                 Bucket bucket = (Bucket) count;
@@ -87,8 +110,12 @@ public final class ReferenceModel {
                 count = window;
             }
             long permits = (long) item.cost() * multiple;
-            if (item.kind() == Kind.ACQUIRE) {
+            if (item.kind() == Kind.ACQUIRE && item.maxWaitNanos() == 0) {
                 all &= has(count, now, permits);
+            } else if (item.kind() == Kind.ACQUIRE) {
+                long grant = grantAt(count, now, permits);
+                all &= grant - now <= item.maxWaitNanos();
+                goAt = Math.max(goAt, grant);
             }
             touched.add(count);
         }
@@ -99,19 +126,26 @@ public final class ReferenceModel {
             Object count = touched.get(i);
             long permits = (long) item.cost() * multiple;
             boolean can = item.kind() == Kind.CHARGE || has(count, now, permits);
+            boolean canWait = item.kind() == Kind.ACQUIRE && item.maxWaitNanos() > 0
+                    && grantAt(count, now, permits) - now <= item.maxWaitNanos();
             State state;
             long retry = 0;
-            if (all && can) {
-                spent.add(spend(count, now, permits, item.key(), partition));
+            long wait = 0;
+            if (all && item.kind() == Kind.ACQUIRE && goAt > now) {
+                spent.add(spendAt(count, now, goAt, permits, item.key(), item.partition(partition)));
                 state = State.SPENT;
-            } else if (can) {
+                wait = goAt - now;
+            } else if (all && can) {
+                spent.add(spend(count, now, permits, item.key(), item.partition(partition)));
+                state = State.SPENT;
+            } else if (can || canWait) {
                 state = State.UNSPENT;
             } else {
                 state = State.REFUSED;
-                retry = retryAfter(count, now, permits);
+                retry = grantAt(count, now, permits) - now;
             }
             outcomes.add(new Expected(item.policy(), state, state == State.REFUSED ? 0 : remaining(count, now),
-                    reset(count, now), retry));
+                    reset(count, now), retry, wait));
         }
         return new Decision(all, outcomes, spent);
     }
@@ -153,7 +187,24 @@ public final class ReferenceModel {
             return Math.max(b.tat, now) + permits * b.interval - now <= b.limit * b.interval;
         }
         Window w = (Window) count;
-        return w.sum() + permits <= w.limit;
+        return !w.queued(now) && w.sum() + permits <= w.limit;
+    }
+
+    /** The earliest instant at which the permits can be spent, behind every reservation. */
+    private static long grantAt(Object count, long now, long permits) {
+        if (count instanceof Bucket b) {
+            return Math.max(now, Math.max(b.tat, now) + permits * b.interval - b.limit * b.interval);
+        }
+        Window w = (Window) count;
+        long k = w.stepOf(now);
+        long m = w.spentIn.isEmpty() ? k : Math.max(k, w.spentIn.lastKey());
+        if (permits > w.limit) {
+            return w.returnsAt(m); // never fits this size: once the count is empty, the request sizes it anew
+        }
+        while (w.sumOfSteps(m - w.steps + 1, m) + permits > w.limit) {
+            m++;
+        }
+        return m == k ? now : w.anchor + m * w.stepNanos;
     }
 
     private static Spent spend(Object count, long now, long permits, String key, String partition) {
@@ -165,7 +216,22 @@ public final class ReferenceModel {
             return new Spent(key, partition, b.epoch, 0, permits);
         }
         Window w = (Window) count;
-        long step = (now - w.anchor) / w.stepNanos;
+        long step = w.queued(now) ? w.spentIn.lastKey() : w.stepOf(now); // a charge behind the waiting callers
+        w.spentIn.merge(step, permits, Long::sum);
+        return new Spent(key, partition, w.anchor, step, permits);
+    }
+
+    /** Spends at the instant {@code at} where the request goes (a reservation). */
+    private static Spent spendAt(Object count, long now, long at, long permits, String key, String partition) {
+        if (count instanceof Bucket b) {
+            if (b.tat - now <= 0) {
+                b.epoch = now;
+            }
+            b.tat = Math.max(b.tat, at) + permits * b.interval;
+            return new Spent(key, partition, b.epoch, 0, permits);
+        }
+        Window w = (Window) count;
+        long step = w.stepOf(at);
         w.spentIn.merge(step, permits, Long::sum);
         return new Spent(key, partition, w.anchor, step, permits);
     }
@@ -176,7 +242,7 @@ public final class ReferenceModel {
             return left <= 0 ? 0 : (int) (left / b.interval);
         }
         Window w = (Window) count;
-        return (int) Math.max(0, w.limit - w.sum());
+        return w.queued(now) ? 0 : (int) Math.max(0, w.limit - w.sum());
     }
 
     private static long reset(Object count, long now) {
@@ -185,22 +251,6 @@ public final class ReferenceModel {
         }
         Window w = (Window) count;
         return w.spentIn.isEmpty() ? -1 : w.returnsAt(w.spentIn.firstKey()) - now;
-    }
-
-    private static long retryAfter(Object count, long now, long permits) {
-        if (count instanceof Bucket b) {
-            return Math.max(b.tat, now) + permits * b.interval - b.limit * b.interval - now;
-        }
-        Window w = (Window) count;
-        long excess = w.sum() + permits - w.limit;
-        long returned = 0;
-        for (Map.Entry<Long, Long> e : w.spentIn.entrySet()) {
-            returned += e.getValue();
-            if (returned >= excess) {
-                return w.returnsAt(e.getKey()) - now;
-            }
-        }
-        return w.returnsAt((now - w.anchor) / w.stepNanos) - now; // more than it holds: once empty, re-sized
     }
 
     private static final class Window {
@@ -224,6 +274,23 @@ public final class ReferenceModel {
 
         long returnsAt(long step) {
             return anchor + (step + steps) * stepNanos;
+        }
+
+        long stepOf(long t) {
+            return (t - anchor) / stepNanos;
+        }
+
+        /** True while some step after the current one holds a reservation: callers wait in line. */
+        boolean queued(long now) {
+            return !spentIn.isEmpty() && spentIn.lastKey() > stepOf(now);
+        }
+
+        long sumOfSteps(long from, long to) {
+            long sum = 0;
+            for (long permits : spentIn.subMap(from, true, to, true).values()) {
+                sum += permits;
+            }
+            return sum;
         }
 
         void dropReturned(long now) {

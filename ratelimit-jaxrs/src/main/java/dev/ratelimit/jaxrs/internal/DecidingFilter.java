@@ -96,7 +96,7 @@ public abstract sealed class DecidingFilter implements ContainerRequestFilter
         }
         RequestLedger ledger = Ledgers.of(request);
         if (ledger == null) {
-            ledger = engine.ledger(new RequestCaller(request), resourceMethod);
+            ledger = engine.ledger(new RequestCaller(request, engine.settings().clientAddresses()), resourceMethod);
             request.setProperty(RequestLedgers.PROPERTY, ledger);
             ledgers.publish(ledger, sameThread);
         }

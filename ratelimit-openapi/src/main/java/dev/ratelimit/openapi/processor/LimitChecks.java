@@ -42,7 +42,7 @@ final class LimitChecks {
     }
 
     /** One {@code @RateLimit} as written: its values (defaults filled in) and where, for messages. */
-    record Limit(String name, int permitLimit, int windowSeconds, String scope, String algorithm, int cost,
+    record Limit(String name, int permitLimit, int windowSeconds, String scope, String algorithm, int cost, long maxWaitMillis,
                  Element on, AnnotationMirror mirror) {
     }
 
@@ -74,7 +74,7 @@ final class LimitChecks {
         return new Limit((String) values.value(a, "name"), (Integer) values.value(a, "permitLimit"), (Integer) values.value(a, "windowSeconds"),
                 enumConstant(values.value(a, "scope"), RateLimitScope.TRANSPORT.name()),
                 enumConstant(algorithm, RateLimitAlgorithm.SLIDING_WINDOW.name()),
-                cost instanceof Integer c ? c : 1, on, a);
+                cost instanceof Integer c ? c : 1, values.value(a, "maxWaitMillis") instanceof Long w ? w : 0, on, a);
     }
 
     private static String enumConstant(Object value, String absent) {
@@ -96,8 +96,17 @@ final class LimitChecks {
                     throw new IllegalArgumentException("algorithm " + limit.algorithm() + " is not one this version of "
                             + "ratelimit-openapi knows (" + Arrays.toString(RateLimitAlgorithm.values()) + ")");
                 }
-                valid.add(new IndexedLimit(new RateLimitPolicy(limit.name(), limit.permitLimit(), limit.windowSeconds(),
-                        algorithm), limit.cost(), RateLimitScope.valueOf(limit.scope())));
+                IndexedLimit indexed = new IndexedLimit(new RateLimitPolicy(limit.name(), limit.permitLimit(),
+                        limit.windowSeconds(), algorithm), limit.cost(), RateLimitScope.valueOf(limit.scope()));
+                String waitError = LimitRules.maxWaitError(limit.maxWaitMillis());
+                if (waitError == null && limit.maxWaitMillis() > 0) {
+                    // every limit indexed here covers resource methods, which refuse at once
+                    waitError = LimitRules.resourceMethodWaits(limit.name(), "maxWaitMillis", limit.maxWaitMillis());
+                }
+                if (waitError != null) {
+                    throw new IllegalArgumentException(waitError);
+                }
+                valid.add(indexed);
             } catch (IllegalArgumentException e) {
                 String on = limit.on() instanceof TypeElement t && !where.equals(t.getSimpleName().toString())
                         ? t.getSimpleName() + " (covering " + where + ")" : where;

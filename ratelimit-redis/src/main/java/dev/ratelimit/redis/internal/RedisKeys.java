@@ -5,7 +5,9 @@ import dev.ratelimit.core.CountKey;
 /**
  * The key of the count of (name, plan, partition): {@code <prefix>{<n>:<partition>}<name>[/<plan>]},
  * where {@code n} is the partition's length in UTF-8 bytes; e.g. {@code ratelimit:{13:X-Api-Key:abc}burst}
- * for callers in no plan, {@code ratelimit:{13:X-Api-Key:abc}burst/gold} for the plan {@code gold}.
+ * for callers in no plan, {@code ratelimit:{13:X-Api-Key:abc}burst/gold} for the plan {@code gold}. The one count
+ * of a key {@linkplain CountKey#perApplication() per application} is that of the partition {@code application}
+ * ({@link CountKey#partition}), e.g. {@code ratelimit:{11:application}partner}, as in the in-process store.
  *
  * <ul>
  *   <li>No forgery, no collision: the length says where the partition ends, whatever it contains
@@ -16,8 +18,9 @@ import dev.ratelimit.core.CountKey;
  *       four hex digits per char instead; that form starts with a letter, the other with a digit.</li>
  *   <li>Redis Cluster: the hash tag is the text between the first <code>{</code> (ours: a prefix may
  *       not contain braces) and the next <code>}</code>. It depends on the partition alone and is never
- *       empty, so all counts of one request, which share its partition, live in one slot, and one
- *       script can touch them all.</li>
+ *       empty, so all counts of one partition live in one slot, and one script can touch them all. A request
+ *       that mixes counts per application with counts per caller spans two slots (every count per application
+ *       shares the tag {@link #APPLICATION_TAG}, so never more than two): see {@code RedisRateLimitStore}.</li>
  * </ul>
  * Immutable.
  */
@@ -27,6 +30,9 @@ public final class RedisKeys {
     public static final String DEFAULT_PREFIX = "ratelimit:";
 
     private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+    /** The hash tag of every count per application: that of the partition {@value CountKey#APPLICATION}. */
+    public static final String APPLICATION_TAG = tag(CountKey.APPLICATION);
 
     private final String prefix;
 

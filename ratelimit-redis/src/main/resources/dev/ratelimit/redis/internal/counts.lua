@@ -1,26 +1,39 @@
 -- ratelimit: the counts of one partition, with exactly the semantics of the in-process store
--- (dev.ratelimit.core.store.WindowCount and BucketCount): one call decides all the limits of a request,
--- all or nothing, or gives back what a decision spent.
+-- (dev.ratelimit.core.store.WindowCount and BucketCount): one call decides all the limits of a request (or the
+-- part of it whose counts share a Redis Cluster slot), all or nothing, reserving permits for the limits that may
+-- wait (SPEC 20); or gives back what a decision spent.
 --
 -- Times are in microseconds, integers well inside a double's 2^53 (so a % b and floor(a / b) are exact).
 -- A count is one string value, packed with struct (little-endian doubles):
 --   window  'w', S (a byte: 8 sliding, 9 strict: the steps a permit stays out), anchor, step, limit, newest,
 --           then S slots: the permits spent in step j at slot j % S, for newest - S < j <= newest; a permit
---           of step j returns at anchor + (j + S) * step
---   bucket  'b', tat, epoch, interval, limit (GCRA: full again at tat; epoch: when it last stopped being full)
--- A count that holds nothing (a window whose permits have all returned, a full bucket) is as good as a
--- missing one: the next request sizes it anew. So a count expires exactly when it comes to hold nothing
--- (its newest permit's return; a bucket's tat), and that loses nothing.
+--           of step j returns at anchor + (j + S) * step;
+--           then, only while callers wait, a (step, permits) pair for each step after newest with permits
+--           reserved in it, in order of step (the ring cannot hold them: they may lie more than S steps ahead).
+--           A window without reservations is byte for byte what the versions before them wrote, so the two
+--           versions read each other's counts during a rolling deploy (but an old one counts a window that
+--           holds reservations afresh: a wait should be given to a limit once every instance can wait)
+--   bucket  'b', tat, epoch, interval, limit (GCRA: full again at tat; epoch: when it last stopped being full;
+--           tat is also the queue of reservations: a caller that waits moves it past its own instant)
+-- A count that holds nothing (a window whose permits have all returned and that has nothing reserved, a full
+-- bucket) is as good as a missing one: the next request sizes it anew. So a count expires exactly when it
+-- comes to hold nothing (the return of its last permit, reserved ones included; a bucket's tat), and that
+-- loses nothing.
 --
--- KEYS[i]  the count of limit i; all in one hash slot (they share the partition's hash tag)
--- ARGV[1]  'a' (acquire) or 'r' (release)
+-- KEYS[i]  the count of limit i; all in one hash slot
+-- ARGV[1]  'a' (acquire), 'd' (decide only: as acquire, but spend nothing) or 'r' (release)
 -- ARGV[2]  now; empty: the server's clock (a test passes its manual clock's reading instead)
 -- ARGV[3]  milliseconds added to every expiry (0 in production; a manual clock stands while real time passes)
--- acquire: ARGV[4i .. 4i+3] for limit i: its code (algorithm s|t|b = sliding|strict|bucket, then kind
---          a|s|c = acquire|shadow|charge), permit limit, step (windows) or interval (bucket), permits
---          Reply, five integers per limit: state (0 spent, 1 unspent, 2 refused); permits left;
+-- acquire: ARGV[4]  microseconds from now before which the call does not go (0; more for the second part of a
+--                   request split over two cluster slots: it goes at the first part's instant, or later)
+--          ARGV[6i-1 .. 6i+4] for limit i: its code (algorithm s|t|b = sliding|strict|bucket, then kind
+--          a|s|c = acquire|shadow|charge), permit limit, step (windows) or interval (bucket), permits, the
+--          longest it may wait in microseconds (0: it may not), and a receipt of these permits to give back
+--          before deciding (empty: none; a split request moving or taking back what it spent)
+--          Reply, six integers per limit: state (0 spent, 1 unspent, 2 refused); permits left;
 --          microseconds until the oldest permit returns / the bucket is full (-1: nothing spent);
---          microseconds until the request could be allowed (0 unless refused); receipt (-1: none)
+--          microseconds until the request could be allowed (0 unless refused); receipt (-1: none);
+--          microseconds until the call goes (0 unless its permits were reserved)
 -- release: ARGV[2i+2], ARGV[2i+3] for key i: the receipt and the permits to give back
 --          Reply: the permits given back
 local floor, max, min = math.floor, math.max, math.min
@@ -41,30 +54,40 @@ local INT_MAX = 2147483647
 local CAP = 4503599627370496 -- 2^52 us (142 years): how far past now a bucket in debt may go
 local WINDOW = {[8] = '<c1Bdddddddddddd', [9] = '<c1Bddddddddddddd'}
 local WINDOW_BYTES = {[8] = 2 + 8 * 12, [9] = 2 + 8 * 13}
+local RESERVED = '<dd'
+local RESERVED_BYTES = 16
 local BUCKET = '<c1dddd'
 local BUCKET_BYTES = 1 + 8 * 4
 
--- windows: c = {S, a (anchor), s (step), l (limit), n (newest step), sum, [1 .. S] = slots}
+-- windows: c = {S, a (anchor), s (step), l (limit), n (newest step), sum, [1 .. S] = slots,
+--               r (steps reserved ahead of the clock), rs[1 .. r] (those steps, ascending), rp[1 .. r] (permits)}
 
 local function newWindow(steps, limit, step)
-  local c = {S = steps, a = now, s = step, l = limit, n = 0, sum = 0}
+  local c = {S = steps, a = now, s = step, l = limit, n = 0, sum = 0, r = 0, rs = {}, rp = {}}
   for x = 1, steps do
     c[x] = 0
   end
   return c
 end
 
--- the window of a stored value (moved to now: steps that left it gave their permits back), or nil
+-- the window of a stored value (moved to now: steps that left it gave their permits back, reserved steps that the
+-- clock reached joined it), or nil
 local function loadWindow(raw)
   local S = raw and string.byte(raw, 2)
-  if not S or string.byte(raw, 1) ~= 119 or #raw ~= (WINDOW_BYTES[S] or -1) then
+  local bytes = S and WINDOW_BYTES[S]
+  if not bytes or string.byte(raw, 1) ~= 119 or #raw < bytes or (#raw - bytes) % RESERVED_BYTES ~= 0 then
     return nil
   end
   local c = {sunpack(WINDOW[S], raw)}
-  local w = {S = S, a = c[3], s = c[4], l = c[5], n = c[6], sum = 0}
+  local w = {S = S, a = c[3], s = c[4], l = c[5], n = c[6], sum = 0, r = (#raw - bytes) / RESERVED_BYTES,
+             rs = {}, rp = {}}
   for x = 1, S do
     w[x] = c[6 + x]
     w.sum = w.sum + w[x]
+  end
+  local at = bytes + 1
+  for i = 1, w.r do
+    w.rs[i], w.rp[i], at = sunpack(RESERVED, raw, at)
   end
   local elapsed = now - w.a
   if elapsed >= (w.n + 1) * w.s then -- a step has passed since the newest
@@ -81,6 +104,22 @@ local function loadWindow(raw)
         w[x] = 0
       end
     end
+    -- reserved steps the clock has reached are spent now; those that have left the window again, returned
+    local kept = 0
+    for i = 1, w.r do
+      local j, permits = w.rs[i], w.rp[i]
+      if j > current then
+        kept = kept + 1
+        w.rs[kept], w.rp[kept] = j, permits
+      elseif j > current - S then
+        w[j % S + 1] = permits
+        w.sum = w.sum + permits
+      end
+    end
+    for i = kept + 1, w.r do
+      w.rs[i], w.rp[i] = nil, nil
+    end
+    w.r = kept
     w.n = current
   end
   return w
@@ -97,19 +136,30 @@ local function oldest(c)
 end
 
 local function saveWindow(key, c)
-  if c.sum == 0 then
+  local last -- the step of the last permit out: it returns last
+  if c.r > 0 then
+    last = c.rs[c.r]
+  else
+    for j = c.n, max(0, c.n - c.S + 1), -1 do
+      if c[j % c.S + 1] > 0 then
+        last = j
+        break
+      end
+    end
+  end
+  if not last then
     redis.call('DEL', key)
     return
   end
-  local idle = now
-  for j = c.n, max(0, c.n - c.S + 1), -1 do -- the newest permit's return
-    if c[j % c.S + 1] > 0 then
-      idle = c.a + (j + c.S) * c.s
-      break
+  local value = spack(WINDOW[c.S], 'w', c.S, c.a, c.s, c.l, c.n, unpack(c, 1, c.S))
+  if c.r > 0 then
+    local parts = {value}
+    for i = 1, c.r do
+      parts[i + 1] = spack(RESERVED, c.rs[i], c.rp[i])
     end
+    value = table.concat(parts)
   end
-  redis.call('SET', key, spack(WINDOW[c.S], 'w', c.S, c.a, c.s, c.l, c.n, unpack(c, 1, c.S)),
-    'PX', floor((idle - now + 999) / 1000) + padding)
+  redis.call('SET', key, value, 'PX', floor((c.a + (last + c.S) * c.s - now + 999) / 1000) + padding)
 end
 
 -- buckets: c = {bucket = true, t (tat), e (epoch), i (interval), l (limit)}
@@ -130,13 +180,21 @@ local function saveBucket(key, c)
   redis.call('SET', key, spack(BUCKET, 'b', c.t, c.e, c.i, c.l), 'PX', floor((c.t - now + 999) / 1000) + padding)
 end
 
+local function save(key, c)
+  if c.bucket then
+    saveBucket(key, c)
+  else
+    saveWindow(key, c)
+  end
+end
+
 -- both ------------------------------------------------------------------------------------------------
 
 local function has(c, permits)
   if c.bucket then
     return max(c.t, now) + min(permits * c.i, CAP) - now <= c.l * c.i
   end
-  return c.sum + permits <= c.l
+  return c.r == 0 and c.sum + permits <= c.l -- while callers wait for later steps, nobody goes first
 end
 
 local function remaining(c)
@@ -144,31 +202,60 @@ local function remaining(c)
     local left = c.l * c.i - (max(c.t, now) - now)
     return left <= 0 and 0 or floor(left / c.i)
   end
-  return max(0, c.l - c.sum)
+  return c.r > 0 and 0 or max(0, c.l - c.sum)
 end
 
 local function reset(c)
   if c.bucket then
     return c.t > now and c.t - now or -1
   end
-  return c.sum == 0 and -1 or c.a + (oldest(c) + c.S) * c.s - now
+  if c.sum > 0 then
+    return c.a + (oldest(c) + c.S) * c.s - now
+  end
+  return c.r > 0 and c.a + (c.rs[1] + c.S) * c.s - now or -1
 end
 
--- how long until permits could be spent; requires not has(c, permits)
-local function retryAfter(c, permits)
+-- the earliest instant, >= now, at which permits can be spent: now when has(c, permits), else later, behind
+-- every permit reserved already (callers that wait go first come, first served)
+local function grantAt(c, permits)
   if c.bucket then
-    return max(c.t, now) + min(permits * c.i, CAP) - c.l * c.i - now
+    local at = max(c.t, now) + min(permits * c.i, CAP) - c.l * c.i
+    return at > now and at or now
   end
-  local excess = c.sum + permits - c.l -- permits that must return first, oldest first
-  local returned = 0
-  for j = oldest(c), c.n do
-    returned = returned + c[j % c.S + 1]
-    if returned >= excess then
-      return c.a + (j + c.S) * c.s - now
+  local S, k = c.S, c.n
+  local m = c.r > 0 and c.rs[c.r] or k -- no sooner than the last reserved step
+  if permits > c.l then
+    -- more than the count's limit (another request sized it): once empty it takes the caller's size
+    return c.a + (m + S) * c.s
+  end
+  -- the permits out in the window that ends with step m: the ring's steps (m - S, k], the reserved ones (k, m]
+  local out = 0
+  for j = max(0, m - S + 1, k - S + 1), k do
+    out = out + c[j % S + 1]
+  end
+  for i = 1, c.r do
+    if c.rs[i] > m - S then
+      out = out + c.rp[i]
     end
   end
-  -- more than the count's limit (another request sized it): once empty it takes the caller's size
-  return c.a + (c.n + c.S) * c.s - now
+  local next = 1 -- the first reservation that may still be in the window
+  while out + permits > c.l do
+    local leaving = m - S + 1 -- the step that leaves the window as it moves on by one
+    if leaving <= k then
+      if leaving >= 0 and leaving > k - S then
+        out = out - c[leaving % S + 1]
+      end
+      m = m + 1
+    else
+      -- only reservations are left in the window (out > 0, so one is): it moves on to where the next one leaves
+      while c.rs[next] < leaving do
+        next = next + 1
+      end
+      out = out - c.rp[next]
+      m = c.rs[next] + S
+    end
+  end
+  return m == k and now or c.a + m * c.s
 end
 
 -- spends, past the limit if need be (debt); returns the receipt
@@ -177,11 +264,77 @@ local function spend(c, permits)
     c.t = min(max(c.t, now) + min(permits * c.i, CAP), now + CAP)
     return c.e
   end
+  if c.r > 0 then
+    -- a charge while callers wait for later steps: after them, so that no reserved step passes its limit
+    c.rp[c.r] = min(c.rp[c.r] + permits, INT_MAX)
+    return c.a + c.rs[c.r] * c.s
+  end
   local add = min(permits, INT_MAX - c.sum) -- debt saturates, as in process
   local x = c.n % c.S + 1
   c[x] = c[x] + add
   c.sum = c.sum + add
   return c.a + c.n * c.s
+end
+
+-- spends at the instant at (>= what grantAt said) where the caller goes: a reservation; returns the receipt
+local function spendAt(c, at, permits)
+  if c.bucket then
+    -- GCRA at the instant the caller goes: the bucket refills until then, and tat is the queue behind it
+    c.t = min(max(c.t, at) + min(permits * c.i, CAP), now + CAP)
+    return c.e
+  end
+  local j = floor((at - c.a) / c.s)
+  if j <= c.n then
+    return spend(c, permits)
+  end
+  if c.r > 0 and c.rs[c.r] == j then
+    c.rp[c.r] = min(c.rp[c.r] + permits, INT_MAX)
+  else -- callers go first come, first served: a reservation lands in the last reserved step or after it
+    c.r = c.r + 1
+    c.rs[c.r], c.rp[c.r] = j, min(permits, INT_MAX)
+  end
+  return c.a + j * c.s
+end
+
+-- gives back permits spent with receipt, unless they have returned already; returns how many came back
+local function giveBack(c, receipt, permits)
+  if c.bucket then
+    -- from another epoch, or the bucket has been full since: those permits have returned
+    if receipt ~= c.e or c.t <= now then
+      return 0
+    end
+    local before = c.t
+    c.t = max(c.t - min(permits * c.i, CAP), now)
+    return -floor((c.t - before) / c.i) -- rounded up: a permit partly refilled was still out
+  end
+  local offset = receipt - c.a
+  if offset < 0 or offset % c.s ~= 0 then
+    return 0 -- from before the count was re-anchored: returned already
+  end
+  local j = offset / c.s
+  if j > c.n then -- a reservation still ahead of the clock
+    for i = 1, c.r do
+      if c.rs[i] == j then
+        local back = min(permits, c.rp[i])
+        c.rp[i] = c.rp[i] - back
+        if c.rp[i] == 0 then
+          table.remove(c.rs, i)
+          table.remove(c.rp, i)
+          c.r = c.r - 1
+        end
+        return back
+      end
+    end
+    return 0
+  end
+  if j <= c.n - c.S then
+    return 0 -- its step has left the window: returned already
+  end
+  local x = j % c.S + 1
+  local back = min(permits, c[x])
+  c[x] = c[x] - back
+  c.sum = c.sum - back
+  return back
 end
 
 -- release ---------------------------------------------------------------------------------------------
@@ -190,30 +343,12 @@ if ARGV[1] == 'r' then
   local given = 0
   for k = 1, #KEYS do
     local raw = redis.call('GET', KEYS[k])
-    local receipt = tonumber(ARGV[2 * k + 2])
-    local permits = tonumber(ARGV[2 * k + 3])
-    local c = loadBucket(raw)
+    local c = loadBucket(raw) or loadWindow(raw)
     if c then
-      -- from another epoch, or the bucket has been full since: those permits have returned
-      if receipt == c.e and c.t > now then
-        local before = c.t
-        c.t = max(c.t - min(permits * c.i, CAP), now)
-        given = given - floor((c.t - before) / c.i) -- rounded up: a permit partly refilled was still out
-        saveBucket(KEYS[k], c)
-      end
-    else
-      c = loadWindow(raw)
-      local offset = c and receipt - c.a
-      -- from before the count was re-anchored, or its step has left the window: returned already
-      if c and offset >= 0 and offset % c.s == 0 and offset / c.s <= c.n and offset / c.s > c.n - c.S then
-        local x = (offset / c.s) % c.S + 1
-        local back = min(permits, c[x])
-        if back > 0 then
-          c[x] = c[x] - back
-          c.sum = c.sum - back
-          given = given + back
-          saveWindow(KEYS[k], c)
-        end
+      local back = giveBack(c, tonumber(ARGV[2 * k + 2]), tonumber(ARGV[2 * k + 3]))
+      if back > 0 then
+        given = given + back
+        save(KEYS[k], c)
       end
     end
   end
@@ -223,30 +358,44 @@ end
 -- acquire ---------------------------------------------------------------------------------------------
 
 local counts = {}
-local all = true
+local all = ARGV[1] == 'a'
+local goAt = now + tonumber(ARGV[4]) -- when the call goes: the latest grant of its limits that wait
 for k = 1, #KEYS do
-  local code = ARGV[4 * k]
+  local code = ARGV[6 * k - 1]
   local algorithm = string.byte(code, 1)
-  local limit = tonumber(ARGV[4 * k + 1])
-  local size = tonumber(ARGV[4 * k + 2])
+  local limit = tonumber(ARGV[6 * k])
+  local size = tonumber(ARGV[6 * k + 1])
+  local permits = tonumber(ARGV[6 * k + 2])
+  local receipt = ARGV[6 * k + 4]
   local raw = redis.call('GET', KEYS[k])
   local c
   if algorithm == 98 then -- b: a token bucket
     c = loadBucket(raw)
+  else
+    c = loadWindow(raw)
+  end
+  local changed = false
+  if c and receipt ~= '' then
+    changed = giveBack(c, tonumber(receipt), permits) > 0
+  end
+  if algorithm == 98 then
     if not c or c.t <= now then
       -- missing or full (holds nothing): sized by this request; a new epoch begins
       c = {bucket = true, t = now, e = now, i = size, l = limit}
     end
-  else
-    c = loadWindow(raw)
-    if not c or c.sum == 0 then -- missing or empty: anchored now, sized by this request
-      c = newWindow(algorithm == 116 and 9 or 8, limit, size) -- t: a strict window
-    end
+  elseif not c or (c.sum == 0 and c.r == 0) then -- missing or empty: anchored now, sized by this request
+    c = newWindow(algorithm == 116 and 9 or 8, limit, size) -- t: a strict window
   end
   c.kind = string.byte(code, 2) -- a 97, s 115, c 99
-  c.permits = tonumber(ARGV[4 * k + 3])
-  if c.kind == 97 then
-    all = all and has(c, c.permits)
+  c.permits = permits
+  c.wait = tonumber(ARGV[6 * k + 3])
+  c.changed = changed
+  if c.kind == 97 and c.wait == 0 then
+    all = all and has(c, permits)
+  elseif c.kind == 97 then
+    local grant = grantAt(c, permits)
+    all = all and grant - now <= c.wait
+    goAt = max(goAt, grant)
   end
   counts[k] = c
 end
@@ -255,25 +404,28 @@ local reply = {}
 for k = 1, #KEYS do
   local c = counts[k]
   local can = c.kind == 99 or has(c, c.permits)
-  local state, left, retry, receipt = 2, 0, 0, -1
-  if all and can then
+  local state, left, retry, receipt, wait = 2, 0, 0, -1, 0
+  if all and c.kind == 97 and goAt > now then
+    -- every enforced limit spends where the call goes, in the step (at the instant) of the latest grant
+    receipt = spendAt(c, goAt, c.permits)
+    state, left, wait = 0, remaining(c), goAt - now
+  elseif all and can then
     receipt = spend(c, c.permits)
-    if c.bucket then
-      saveBucket(KEYS[k], c)
-    else
-      saveWindow(KEYS[k], c)
-    end
     state, left = 0, remaining(c)
-  elseif can then
+  elseif can or (c.kind == 97 and c.wait > 0 and grantAt(c, c.permits) - now <= c.wait) then
     state, left = 1, remaining(c)
   else
-    retry = retryAfter(c, c.permits)
+    retry = grantAt(c, c.permits) - now
   end
-  local at = 5 * (k - 1)
+  if state == 0 or c.changed then
+    save(KEYS[k], c)
+  end
+  local at = 6 * (k - 1)
   reply[at + 1] = state
   reply[at + 2] = left
   reply[at + 3] = reset(c)
   reply[at + 4] = retry
   reply[at + 5] = receipt
+  reply[at + 6] = wait
 end
 return reply

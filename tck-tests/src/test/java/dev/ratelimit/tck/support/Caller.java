@@ -9,6 +9,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Supplier;
 
 /** Sends requests as one partition: the same headers ({@code X-Api-Key}, {@code Authorization}) on each. */
 public final class Caller {
@@ -30,21 +32,27 @@ public final class Caller {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
     private final ServerUnderTest server;
-    private final Map<String, String> headers;
+    /** Header lines by name, each value sent as a line of its own, in order. */
+    private final Map<String, List<String>> headers;
 
     Caller(ServerUnderTest server) {
         this(server, Map.of());
     }
 
-    private Caller(ServerUnderTest server, Map<String, String> headers) {
+    private Caller(ServerUnderTest server, Map<String, List<String>> headers) {
         this.server = server;
         this.headers = headers;
     }
 
     /** The same caller, sending one more header (the name is sent exactly as given). */
     public Caller withHeader(String name, String value) {
-        Map<String, String> more = new LinkedHashMap<>(headers);
-        more.put(name, value);
+        return withHeaderLines(name, value);
+    }
+
+    /** The same caller, sending header {@code name} once per value, as lines of their own, in this order. */
+    public Caller withHeaderLines(String name, String... values) {
+        Map<String, List<String>> more = new LinkedHashMap<>(headers);
+        more.put(name, List.of(values));
         return new Caller(server, Map.copyOf(more));
     }
 
@@ -77,16 +85,29 @@ public final class Caller {
         return send("POST", path, HttpRequest.BodyPublishers.ofString(json), "application/json");
     }
 
+    /** {@code POST} without a body. */
+    public Reply post(String path) {
+        return send("POST", path, HttpRequest.BodyPublishers.noBody(), null);
+    }
+
     /** {@code count} GETs of {@code path} at once, each from its own thread, released together. */
     public List<Reply> getConcurrently(String path, int count) {
-        ExecutorService threads = Executors.newFixedThreadPool(count);
+        return atOnce(Collections.nCopies(count, () -> get(path)));
+    }
+
+    /**
+     * Sends {@code requests} at once, each from a thread of its own, released together; the replies in the order of
+     * the requests.
+     */
+    public static List<Reply> atOnce(List<Supplier<Reply>> requests) {
+        ExecutorService threads = Executors.newFixedThreadPool(requests.size());
         try {
             CountDownLatch start = new CountDownLatch(1);
             List<Future<Reply>> pending = new ArrayList<>();
-            for (int i = 0; i < count; i++) {
+            for (Supplier<Reply> request : requests) {
                 pending.add(threads.submit(() -> {
                     start.await();
-                    return get(path);
+                    return request.get();
                 }));
             }
             start.countDown();
@@ -110,7 +131,7 @@ public final class Caller {
 
     public Reply send(String method, String path, HttpRequest.BodyPublisher body, String contentType) {
         HttpRequest.Builder request = HttpRequest.newBuilder(server.resolve(path)).timeout(TIMEOUT).method(method, body);
-        headers.forEach(request::header);
+        headers.forEach((name, values) -> values.forEach(value -> request.header(name, value)));
         if (contentType != null) {
             request.header("Content-Type", contentType);
         }

@@ -91,7 +91,12 @@ public final class RateLimitHeaders {
         LimitItem lastItem = items.get(items.size() - 1);
         require(limit.getAsLong() == last.quota(), LIMIT + " must be q of the last limit listed (" + last + ")");
         require(remaining.getAsLong() == lastItem.remaining(), REMAINING + " must be r of the last limit listed (" + lastItem + ")");
-        require(reset.getAsLong() == lastItem.resetSeconds(), RESET + " must be t of the last limit listed (" + lastItem + ")");
+        // A 429's RateLimit-Reset is its Retry-After (below), and the refusing limit's t keeps its own meaning (SPEC 15:
+        // until its oldest permit returns, or its bucket is full), which may differ: a token bucket refills before it
+        // is full; a count that reserved permits ahead for waiting calls (SPEC 20) has its oldest permit back before
+        // the next turn to spare.
+        require(status == 429 || reset.getAsLong() == lastItem.resetSeconds(),
+                RESET + " must be t of the last limit listed (" + lastItem + ")");
         if (status == 429) {
             require(retryAfter.isPresent(), "a 429 carries Retry-After");
             require(retryAfter.getAsLong() >= 1, RETRY_AFTER + " is rounded up and at least 1");
@@ -175,12 +180,15 @@ public final class RateLimitHeaders {
      * The longest {@code t} a limit may announce (SPEC 15): w for a sliding window, whose oldest permit returns one
      * window after the start of its step; w plus one step (w/8) for a strict window, whose permits return one window
      * after the end of their step; for a token bucket, the time to refill all q permits at one every w/q, rounded up
-     * to whole microseconds. Only {@code burst} runs on another algorithm than the default, and only when
-     * {@value #BURST_ALGORITHM_PROPERTY} says so.
+     * to whole microseconds. The example's {@code partner} limit is a strict window; {@code burst} runs on another
+     * algorithm than the default only when {@value #BURST_ALGORITHM_PROPERTY} says so.
      */
     static long longestReset(PolicyItem policy) {
-        String algorithm = "burst".equals(policy.name())
-                ? System.getProperty(BURST_ALGORITHM_PROPERTY, "SLIDING_WINDOW") : "SLIDING_WINDOW";
+        String algorithm = switch (policy.name()) {
+            case "burst" -> System.getProperty(BURST_ALGORITHM_PROPERTY, "SLIDING_WINDOW");
+            case "partner" -> "STRICT_WINDOW";
+            default -> "SLIDING_WINDOW";
+        };
         long w = policy.windowSeconds();
         return switch (algorithm) {
             case "STRICT_WINDOW" -> (9 * w + 7) / 8;

@@ -2,6 +2,7 @@ package dev.ratelimit.examples.todos;
 
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.RateLimiter;
+import dev.ratelimit.core.RateLimitExceededException;
 import dev.ratelimit.core.RateLimitScope;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -20,16 +21,22 @@ import jakarta.ws.rs.core.UriInfo;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.rest.client.inject.RestClient;
 
 /**
  * The todos API (SPEC 11). {@code GET /todos/{id}}, {@code GET /todos/export} and {@code POST /todos/import}
  * have no limit of their own, so the module limit of {@link TodosApplication} covers them; the export's CDI
  * bean carries one, and the import spends one {@code items} permit per todo through the programmatic API.
+ * {@code POST /todos/{id}/share} sends a todo to the partner through {@link PartnerClient}, whose limit waits.
  * Every answer is documented for the OpenAPI document (the 429s and the rate-limit headers are added by
  * ratelimit-openapi).
  */
@@ -42,17 +49,20 @@ public class TodoResource {
     private final TodoRepository todos;
     private final ExportService exports;
     private final RateLimiter limiter;
+    private final PartnerClient partner;
 
     @Inject
-    public TodoResource(TodoRepository todos, ExportService exports, RateLimiter limiter) {
+    public TodoResource(TodoRepository todos, ExportService exports, RateLimiter limiter,
+                        @RestClient PartnerClient partner) {
         this.todos = todos;
         this.exports = exports;
         this.limiter = limiter;
+        this.partner = partner;
     }
 
     /** For the container's client proxy only. */
     protected TodoResource() {
-        this(null, null, null);
+        this(null, null, null, null);
     }
 
     @GET
@@ -159,6 +169,54 @@ public class TodoResource {
                 Problem.of(Response.Status.CONFLICT, "A title exists already or appears twice; nothing was imported.")
                         .build()));
         return Response.status(Response.Status.CREATED).entity(created).build();
+    }
+
+    /**
+     * Sends the todo to the partner (SPEC 20) and answers once the partner has: a share over the partner's limit
+     * waits for its turn, up to 5 s, without holding a thread (the client's asynchronous form, returned as it is);
+     * one whose turn would come later is refused at once, a 429 describing {@code partner}, and spends nothing.
+     */
+    @POST
+    @Path("{id}/share")
+    @APIResponse(responseCode = "204", description = "The partner received the todo.")
+    @APIResponse(responseCode = "404", description = "No todo has this id.",
+            content = @Content(mediaType = PROBLEM, schema = @Schema(implementation = Problem.class)))
+    @APIResponse(responseCode = "502", description = "The partner answered with an error, or could not be reached.",
+            content = @Content(mediaType = PROBLEM, schema = @Schema(implementation = Problem.class)))
+    public CompletionStage<Response> share(@PathParam("id") long id) {
+        Todo todo = todos.find(id).orElseThrow(() -> notFound(id));
+        CompletionStage<Void> sent;
+        try {
+            sent = partner.send(todo);
+        } catch (RuntimeException e) {
+            sent = CompletableFuture.failedFuture(e);
+        }
+        // completed with the failure itself, not wrapped: runtimes map a stage's exception as they would a thrown one.
+        // 204 said explicitly: a stage completed with null is a 200 on Jersey.
+        CompletableFuture<Response> shared = new CompletableFuture<>();
+        sent.whenComplete((ignored, failure) -> {
+            if (failure == null) {
+                shared.complete(Response.noContent().build());
+            } else {
+                shared.completeExceptionally(shareFailure(failure));
+            }
+        });
+        return shared;
+    }
+
+    /** The partner's refusal as it is (the library's 429); anything else the partner did is a 502. */
+    private static Throwable shareFailure(Throwable failure) {
+        Throwable cause = failure;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof RateLimitExceededException) {
+            return cause;
+        }
+        String detail = cause instanceof WebApplicationException answered && answered.getResponse() != null
+                ? "The partner answered " + answered.getResponse().getStatus() + "."
+                : "The partner could not be reached.";
+        return new WebApplicationException(cause, Problem.of(Response.Status.BAD_GATEWAY, detail).build());
     }
 
     @DELETE

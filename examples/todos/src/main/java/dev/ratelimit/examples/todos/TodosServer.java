@@ -11,6 +11,7 @@ import java.net.URI;
 import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
 import org.glassfish.grizzly.http.server.HttpHandlerRegistration;
 import org.glassfish.grizzly.http.server.HttpServer;
+import org.glassfish.jersey.CommonProperties;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.glassfish.jersey.server.ServerProperties;
 import org.jboss.weld.environment.se.Weld;
@@ -73,7 +74,10 @@ public final class TodosServer implements AutoCloseable {
                     HttpHandlerRegistration.builder().contextPath(MetricsEndpoint.PATH).urlPattern("/").build());
             int bound = EmbeddedHttpServer.start(http);
             String reachable = "0.0.0.0".equals(host) ? LOOPBACK : host;
-            return new TodosServer(weld, http, URI.create("http://" + reachable + ":" + bound + "/"));
+            URI baseUri = URI.create("http://" + reachable + ":" + bound + "/");
+            // the partner's default URL (http://self.invalid) is this server, on the port it bound
+            SelfAddress.learn(baseUri);
+            return new TodosServer(weld, http, baseUri);
         } catch (RuntimeException | Error e) {
             weld.shutdown();
             throw e;
@@ -85,6 +89,9 @@ public final class TodosServer implements AutoCloseable {
                 .packages(true, LIBRARY_PACKAGES)
                 .packages(false, APPLICATION_PACKAGE)
                 .register(new PortableJson())
+                // The MicroProfile Rest Client brings JSON-B (Yasson) for its own use: the server binds JSON with
+                // Jackson alone, as on every other runtime (a JSON-B provider would answer some bodies itself).
+                .property(CommonProperties.JSON_BINDING_FEATURE_DISABLE_SERVER, true)
                 // WADL needs a JAXB implementation; without one Jersey only warns that it is off.
                 .property(ServerProperties.WADL_FEATURE_DISABLE, true);
     }
@@ -132,6 +139,7 @@ public final class TodosServer implements AutoCloseable {
             return;
         }
         closed = true;
+        SelfAddress.forget(baseUri);
         try {
             EmbeddedHttpServer.stop(http);
         } finally {

@@ -11,6 +11,7 @@ import dev.ratelimit.openapi.internal.index.IndexedOperation;
 import dev.ratelimit.openapi.internal.index.ResourceIndex;
 import java.lang.System.Logger.Level;
 import java.lang.reflect.Method;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -129,12 +130,25 @@ public final class IndexCheck {
     }
 
     private static IndexedOperation disagreeing(List<IndexedOperation> indexed, List<ResolvedLimit> declared) {
+        List<ResolvedLimit> recorded = asIndexed(declared);
         for (IndexedOperation op : indexed) {
-            if (!op.limits().equals(declared)) {
+            if (!op.limits().equals(recorded)) {
                 return op;
             }
         }
         return null;
+    }
+
+    /**
+     * What the index records of each limit: not {@code per} nor {@code maxWaitMillis} (SPEC 20), which the document
+     * does not show; compared with them, every {@code per = APPLICATION} resource method looked stale.
+     */
+    private static List<ResolvedLimit> asIndexed(List<ResolvedLimit> declared) {
+        List<ResolvedLimit> recorded = new ArrayList<>(declared.size());
+        for (ResolvedLimit limit : declared) {
+            recorded.add(new ResolvedLimit(limit.policy(), limit.cost(), limit.scope(), limit.level()));
+        }
+        return recorded;
     }
 
     /** {@code ["burst" 5/1s, "hourly" 500/3600s PRINCIPAL, "reports" 10/60s cost 4]}: the members that are not defaults. */

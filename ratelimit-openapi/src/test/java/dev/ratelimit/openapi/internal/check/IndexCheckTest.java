@@ -2,7 +2,9 @@ package dev.ratelimit.openapi.internal.check;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.RateLimit;
 import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.openapi.internal.index.IndexFile;
@@ -15,6 +17,7 @@ import dev.ratelimit.openapi.testapp.Item;
 import dev.ratelimit.openapi.testapp.ItemResource;
 import dev.ratelimit.openapi.testapp.ReviewResource;
 import dev.ratelimit.openapi.testapp.ShopApplication;
+import jakarta.ws.rs.GET;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -75,6 +78,29 @@ class IndexCheckTest {
                         new RateLimitPolicy("reports", 10, 60, RateLimitAlgorithm.STRICT_WINDOW), 4,
                         RateLimitScope.TRANSPORT))))))), null);
         assertThat(agrees.check(ItemResource.class, ItemResource.class.getMethod("report"))).isNull();
+    }
+
+    /** Not a root resource (no class-level {@code @Path}), so the processor leaves it out of this build's index. */
+    public static class Backend {
+        @GET
+        @RateLimit(name = "backend", permitLimit = 2, windowSeconds = 60, per = RateLimitPer.APPLICATION)
+        public String get() {
+            return "found";
+        }
+    }
+
+    @Test
+    void aPerApplicationLimitIsNotReportedStaleForWhatTheIndexDoesNotRecord() throws Exception {
+        // the index has no "per" (nor a wait): the check compared it too, and called every such method stale
+        IndexCheck fresh = new IndexCheck(ResourceIndex.of(List.of(new IndexFile("fresh", List.of(),
+                List.of(new IndexedMethod(Backend.class.getName(), "GET", "/backend", Backend.class.getName() + "#get()",
+                        List.of(), List.of(IndexedLimit.of("backend", 2, 60, RateLimitScope.TRANSPORT))))))), null);
+        assertThat(fresh.check(Backend.class, Backend.class.getMethod("get"))).isNull();
+        IndexCheck stale = new IndexCheck(ResourceIndex.of(List.of(new IndexFile("stale", List.of(),
+                List.of(new IndexedMethod(Backend.class.getName(), "GET", "/backend", Backend.class.getName() + "#get()",
+                        List.of(), List.of(IndexedLimit.of("backend", 3, 60, RateLimitScope.TRANSPORT))))))), null);
+        assertThat(stale.check(Backend.class, Backend.class.getMethod("get")))
+                .contains("has [\"backend\" 2/60s]", "says [\"backend\" 3/60s]");
     }
 
     @Test

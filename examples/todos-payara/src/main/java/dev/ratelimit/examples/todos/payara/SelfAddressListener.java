@@ -1,0 +1,36 @@
+package dev.ratelimit.examples.todos.payara;
+
+import dev.ratelimit.examples.todos.SelfAddress;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletRequestEvent;
+import jakarta.servlet.ServletRequestListener;
+import jakarta.servlet.annotation.WebListener;
+import java.net.URI;
+import java.net.URISyntaxException;
+
+/**
+ * Tells {@link SelfAddress} where this server is, so that the example's partner (its own {@code POST /partner/inbox})
+ * is reached on the port Payara Micro listens on ({@code --port}, or the one {@code --autobindhttp} found), which the
+ * application cannot read from its configuration. Learnt from the first request, from the local address and port of
+ * its connection: facts of the socket, not the {@code Host} header, which a client chooses. A share is always made
+ * inside a request, so the address is known before the partner is first called.
+ */
+@WebListener
+public class SelfAddressListener implements ServletRequestListener {
+
+    @Override
+    public void requestInitialized(ServletRequestEvent event) {
+        if (SelfAddress.known()) {
+            return;
+        }
+        ServletRequest request = event.getServletRequest();
+        String host = request.getLocalAddr();
+        int zone = host.indexOf('%'); // an IPv6 scope: not part of a URI
+        try {
+            SelfAddress.learn(new URI(request.getScheme(), null, zone < 0 ? host : host.substring(0, zone),
+                    request.getLocalPort(), event.getServletContext().getContextPath() + "/", null, null));
+        } catch (URISyntaxException e) {
+            // not an address a URI can hold: the partner stays unknown (a share answers 502), as without this listener
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package dev.ratelimit.tck;
+
+import dev.ratelimit.tck.support.Caller;
+import dev.ratelimit.tck.support.Reply;
+import dev.ratelimit.tck.support.ServerUnderTest;
+
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * What the client-address classes share (SPEC 18): the server's mode, fresh client addresses, and a request that
+ * spends one permit of the module limit ({@code GET} of a missing todo: 404 from the method, which spends).
+ *
+ * <p>{@value #MODE_PROPERTY} says how the server under test was started: {@value #UNTRUSTED_PEER}
+ * ({@code ratelimit.partition-by=principal,header,address}, no trusted proxy) or {@value #TRUSTED_PROXIES} (the
+ * same, with {@code ratelimit.trusted-proxies=127.0.0.0/8,::1}). Each class runs only against its own mode: its
+ * tests are skipped otherwise (the suite's other runs leave client addresses off, as the example ships).
+ */
+final class ClientAddressCounts {
+
+    static final String MODE_PROPERTY = "tck.clientAddresses";
+    static final String UNTRUSTED_PEER = "untrusted-peer";
+    static final String TRUSTED_PROXIES = "trusted-proxies";
+    static final String MODULE = TckTestBase.MODULE;
+    /** A fresh count of the module limit shows this after its first request. */
+    static final long FRESH = 99;
+    /** Attempts at observing a count that earlier requests share (one of their permits may return meanwhile). */
+    private static final int SHARED_ATTEMPTS = 3;
+
+    private ClientAddressCounts() {
+    }
+
+    static void assumeMode(String mode) {
+        assumeTrue(mode.equals(System.getProperty(MODE_PROPERTY)),
+                () -> "the server under test partitions by client address in mode " + mode + " (" + MODE_PROPERTY + "="
+                        + System.getProperty(MODE_PROPERTY) + ")");
+    }
+
+    /** One request spending one permit of the module limit; the permits it has left. */
+    static long spend(Caller caller) {
+        Reply reply = caller.get(TckTestBase.MISSING_TODO).assertStatus(404);
+        return reply.remaining(MODULE);
+    }
+
+    /**
+     * Asserts that the requests share one count whose earlier permits may return meanwhile: each spends one more
+     * from the count the first one spent from (in one of a few attempts, when a returned permit blurred one).
+     */
+    static void assertShareOneCount(String what, LongSupplier... requests) {
+        long[] seen = new long[requests.length];
+        for (int attempt = 1; attempt <= SHARED_ATTEMPTS; attempt++) {
+            boolean consecutive = true;
+            for (int i = 0; i < requests.length; i++) {
+                seen[i] = requests[i].getAsLong();
+                if (i > 0 && seen[i] != seen[i - 1] - 1) {
+                    consecutive = false;
+                }
+            }
+            if (consecutive) {
+                return;
+            }
+            if (attempt < SHARED_ATTEMPTS) {
+                boolean blurred = true; // a returned permit only ever raises a count: never a fresh count below it
+                for (int i = 1; i < requests.length; i++) {
+                    blurred &= seen[i] >= seen[i - 1] - 1 && seen[i] < FRESH;
+                }
+                if (!blurred) {
+                    break;
+                }
+            }
+        }
+        assertThat(seen).as("%s: the module limit's permits left after each request, one count spent from", what)
+                .containsExactly(consecutive(seen[0], requests.length));
+    }
+
+    private static long[] consecutive(long first, int n) {
+        long[] expected = new long[n];
+        for (int i = 0; i < n; i++) {
+            expected[i] = first - i;
+        }
+        return expected;
+    }
+
+    /** A random IPv4 address in 100.64.0.0/10 (never a trusted proxy here), for a count of its own. */
+    static String freshIpv4() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        return "100." + (64 + random.nextInt(64)) + "." + random.nextInt(256) + "." + (1 + random.nextInt(254));
+    }
+
+    /** A random IPv6 /64 of 2001:db8::/32 (documentation), written {@code 2001:db8:x:y:}: append the interface id. */
+    static String freshIpv6Slash64() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        return "2001:db8:" + Integer.toHexString(random.nextInt(0x10000)) + ":" + Integer.toHexString(random.nextInt(0x10000)) + ":";
+    }
+
+    /** A random address of 127.0.0.0/8 (a trusted proxy in mode {@value #TRUSTED_PROXIES}), for a count of its own. */
+    static String freshLoopback() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        return "127." + (1 + random.nextInt(254)) + "." + random.nextInt(256) + "." + (1 + random.nextInt(254));
+    }
+
+    static Caller forwardedFor(ServerUnderTest server, String... lines) {
+        return server.anonymous().withHeaderLines("X-Forwarded-For", lines);
+    }
+
+    static Caller forwarded(ServerUnderTest server, String... lines) {
+        return server.anonymous().withHeaderLines("Forwarded", lines);
+    }
+}
