@@ -4,6 +4,7 @@ import dev.ratelimit.RateLimit;
 import dev.ratelimit.cdi.Level;
 import dev.ratelimit.core.LimitRules;
 import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.quarkus.runtime.LimitDeclaration;
@@ -40,7 +41,8 @@ final class Declarations {
     static final DotName RATE_LIMIT_LIST = DotName.createSimple(RateLimit.List.class);
 
     /** The members this build reads: a value given to any other (a newer library's) must not pass unread. */
-    private static final Set<String> MEMBERS = Set.of("permitLimit", "windowSeconds", "name", "scope", "algorithm", "cost");
+    private static final Set<String> MEMBERS = Set.of("permitLimit", "windowSeconds", "name", "scope", "algorithm", "cost",
+            "maxWaitMillis", "per");
 
     private final IndexView index;
     private final Set<DotName> httpMethods;
@@ -238,6 +240,8 @@ final class Declarations {
         int cost = a.valueWithDefault(index, "cost").asInt();
         RateLimitAlgorithm algorithm = RateLimitAlgorithm.valueOf(a.valueWithDefault(index, "algorithm").asEnum());
         RateLimitScope scope = RateLimitScope.valueOf(a.valueWithDefault(index, "scope").asEnum());
+        RateLimitPer per = RateLimitPer.valueOf(a.valueWithDefault(index, "per").asEnum());
+        long maxWaitMillis = a.valueWithDefault(index, "maxWaitMillis").asLong();
         try {
             new RateLimitPolicy(name, permitLimit, windowSeconds, algorithm);
         } catch (IllegalArgumentException e) {
@@ -249,7 +253,16 @@ final class Declarations {
             problems.add("@RateLimit on " + where + ": " + costError);
             return;
         }
-        into.add(new LimitDeclaration(name, permitLimit, windowSeconds, algorithm, cost, scope, level));
+        String waitError = LimitRules.maxWaitError(maxWaitMillis);
+        if (waitError != null) {
+            problems.add("@RateLimit on " + where + ": " + waitError);
+            return;
+        }
+        if (maxWaitMillis > 0) { // the build reads the limits of resource methods only: they refuse at once
+            problems.add("@RateLimit on " + where + ": " + LimitRules.resourceMethodWaits(name, "maxWaitMillis", maxWaitMillis));
+            return;
+        }
+        into.add(new LimitDeclaration(name, permitLimit, windowSeconds, algorithm, cost, scope, level, per));
     }
 
     /** The same name twice among the limits covering one method would spend from one count twice. */

@@ -2,6 +2,7 @@ package dev.ratelimit.quarkus.runtime;
 
 import dev.ratelimit.cdi.Level;
 import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitScope;
 
 /**
@@ -16,7 +17,8 @@ import dev.ratelimit.core.RateLimitScope;
  * @param cost          permits one call spends
  * @param scope         where in the filter chain it decides
  * @param level         where it was declared: {@link Level#MODULE}, {@link Level#CLASS} or {@link Level#METHOD}
+ * @param per           whose count it spends from (SPEC 20)
  */
 public record LimitDeclaration(String name, int permitLimit, int windowSeconds, RateLimitAlgorithm algorithm, int cost,
-                            RateLimitScope scope, Level level) {
+                            RateLimitScope scope, Level level, RateLimitPer per) {
 }

@@ -43,6 +43,27 @@ public interface RateLimitConfig {
      */
     Optional<String> partitionHeader();
 
+    /**
+     * Where the default partitioner looks for the caller, in order, comma-separated: {@code principal} (the
+     * authenticated caller), {@code header} (the partition header), {@code address} (the client address, SPEC 18).
+     */
+    @ConfigDocDefault("principal,header")
+    Optional<String> partitionBy();
+
+    /**
+     * Addresses and CIDR ranges (comma-separated) of the proxies whose {@code Forwarded} and {@code X-Forwarded-For}
+     * headers are believed; none by default: the connection's peer is the client.
+     */
+    Optional<String> trustedProxies();
+
+    /** The bits of an IPv6 client address that count (1-128): one count per /64 by default. */
+    @ConfigDocDefault("64")
+    Optional<String> ipv6Prefix();
+
+    /** The bits of an IPv4 client address that count (1-32). */
+    @ConfigDocDefault("32")
+    Optional<String> ipv4Prefix();
+
     /** The most counts the in-process store keeps (an integer >= 1); past it a new caller is let through uncounted, with a warning. */
     @ConfigDocDefault("10000")
     Optional<String> maxTrackedPartitions();
@@ -110,6 +131,15 @@ public interface RateLimitConfig {
 
         /** {@code enforce}, {@code shadow} or {@code off} (the limit is not applied at all). */
         Optional<String> mode();
+
+        /**
+         * Replaces {@code maxWaitMillis} (SPEC 20; {@code ratelimit.limits.<name>} only): how long a bean or Rest Client
+         * call may wait for its permits, in milliseconds (0: refused at once). A resource method never waits.
+         */
+        Optional<String> maxWaitMillis();
+
+        /** Replaces {@code per} ({@code ratelimit.limits.<name>} only): {@code CALLER} or {@code APPLICATION} (one count for all). */
+        Optional<String> per();
     }
 
     /** One plan of callers. */

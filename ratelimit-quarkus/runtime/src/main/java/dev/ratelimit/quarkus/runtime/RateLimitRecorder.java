@@ -73,7 +73,7 @@ public class RateLimitRecorder {
         }
         for (LimitDeclaration d : method.declared()) {
             limits.add(new ResolvedLimit(new RateLimitPolicy(d.name(), d.permitLimit(), d.windowSeconds(), d.algorithm()),
-                    d.cost(), d.scope(), d.level()));
+                    d.cost(), d.scope(), d.level(), 0, d.per())); // a resource method never waits: the build checked
         }
         Set<String> names = new HashSet<>();
         for (ResolvedLimit limit : limits) {

@@ -1,10 +1,14 @@
 package dev.ratelimit.quarkus.runtime;
 
 import dev.ratelimit.core.RateLimitCaller;
+import dev.ratelimit.core.address.AddressedCaller;
+import dev.ratelimit.core.address.ResolvedClient;
 import dev.ratelimit.core.engine.RequestLedger;
 import dev.ratelimit.core.headers.RateLimitHeaders;
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.net.SocketAddress;
 import jakarta.ws.rs.core.SecurityContext;
+import java.net.InetAddress;
 import java.security.Principal;
 import java.util.List;
 import org.jboss.resteasy.reactive.server.core.ResteasyReactiveRequestContext;
@@ -16,15 +20,16 @@ import org.jboss.resteasy.reactive.server.vertx.VertxResteasyReactiveRequestCont
  * context, a map the request holds already (one entry per request, no map of its own; Quarkus REST's own request
  * properties would make one), reached from the request itself on whatever thread serves it: the event loop, a
  * worker, the thread of a remote store that resumed it. The interceptor and the programmatic API reach it through
- * Quarkus REST's current request. It is also the request's {@link RateLimitCaller} (the Jakarta REST security context
- * and the Vert.x request's headers) and the {@link RateLimitHeaders.Sink} of its headers (the Vert.x response's
+ * Quarkus REST's current request. It is also the request's {@link RateLimitCaller} (the Jakarta REST security context,
+ * the Vert.x request's headers, and its client address: SPEC 18, the Vert.x connection's peer and the forwarded
+ * headers, found the first time anything asks) and the {@link RateLimitHeaders.Sink} of its headers (the Vert.x response's
  * header map, names encoded once).
  *
  * <p>One request at a time: its parts run one after the other, possibly on different threads (the runtime hands the
  * request over with a happens-before edge). The ledger is made at most once, under this object's lock; a state
  * started from a bean (not from the method's handler) is started under the request's lock.
  */
-final class RequestState implements RateLimitCaller, RateLimitHeaders.Sink {
+final class RequestState implements AddressedCaller, RateLimitHeaders.Sink {
 
     /** The key of the entry in the request's routing context: the class name, which no other code uses. */
     private static final String KEY = RequestState.class.getName();
@@ -39,6 +44,7 @@ final class RequestState implements RateLimitCaller, RateLimitHeaders.Sink {
     final ResteasyReactiveRequestContext request;
     MethodBinding method;
     private volatile RequestLedger ledger;
+    private ResolvedClient client;
 
     private RequestState(ResteasyReactiveRequestContext request, MethodBinding method) {
         this.request = request;
@@ -132,6 +138,35 @@ final class RequestState implements RateLimitCaller, RateLimitHeaders.Sink {
     public boolean isUserInRole(String role) {
         SecurityContext security = request.getSecurityContext();
         return security != null && security.getUserPrincipal() != null && security.isUserInRole(role);
+    }
+
+    @Override
+    public ResolvedClient resolvedClient() {
+        ResolvedClient resolved = client;
+        if (resolved == null) {
+            resolved = Bindings.engine.settings().clientAddresses().resolve(peer(), this);
+            client = resolved;
+        }
+        return resolved;
+    }
+
+    @Override
+    public InetAddress clientAddress() {
+        return resolvedClient().clientAddress();
+    }
+
+    @Override
+    public InetAddress peerAddress() {
+        return resolvedClient().peerAddress();
+    }
+
+    /** The Vert.x connection's peer address as text, or null (a request that is not Vert.x's, a Unix socket). */
+    private String peer() {
+        if (request instanceof VertxResteasyReactiveRequestContext vertx) {
+            SocketAddress address = vertx.getContext().request().remoteAddress();
+            return address == null ? null : address.hostAddress();
+        }
+        return null;
     }
 
     // ---------------------------------------------------------------- the headers
