@@ -39,9 +39,11 @@ OUT_OF_REACH = ["-Dratelimit.limits.module.permit-limit=100000000"]
 
 
 # name: (app of benchmarks/quarkus, JVM options). "headers" is the "none" app plus a response filter that writes
-# the five rate-limit headers as constants; "headers1" the same app writing the first of them only.
+# the five rate-limit headers as constants; "headers1" the same app writing the first of them only. "ratelimit" has
+# the extension (ratelimit-quarkus), "ratelimit-plain" the plain library (ratelimit-jaxrs) only.
 QUARKUS_APPS = {"none": ("none", []), "headers": ("headers", []), "headers1": ("headers", ["-Dbenchmark.headers=1"]),
-                "ratelimit": ("ratelimit", []), "faulttolerance": ("faulttolerance", []), "bucket4j": ("bucket4j", [])}
+                "ratelimit": ("ratelimit", []), "ratelimit-plain": ("ratelimit-plain", []),
+                "faulttolerance": ("faulttolerance", []), "bucket4j": ("bucket4j", [])}
 
 
 def quarkus_jar(app):
@@ -108,6 +110,8 @@ def experiments(redis_port, jars=(), quarkus_apps=()):
                             + [(name, name, "key") for name, _ in extra],
             "ratios": [(app, "none") for app in list(QUARKUS_APPS)[1:] if os.path.exists(quarkus_jar(app))]
                       + [("ratelimit", "headers")] * all(os.path.exists(quarkus_jar(a)) for a in ("ratelimit", "headers"))
+                      + [("ratelimit", "ratelimit-plain")] * all(os.path.exists(quarkus_jar(a))
+                                                                  for a in ("ratelimit", "ratelimit-plain"))
                       + [(name, "none") for name, _ in extra] + [("ratelimit", name) for name, _ in extra],
         },
     }

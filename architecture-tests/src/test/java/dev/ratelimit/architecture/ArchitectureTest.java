@@ -46,12 +46,17 @@ class ArchitectureTest {
 
     /** The library modules (artifact ids); the import must find each, and nothing else, under {@code dev.ratelimit}. */
     static final List<String> MODULES = List.of("ratelimit-core", "ratelimit-cdi", "ratelimit-jaxrs",
-            "ratelimit-openapi", "ratelimit-redis", "ratelimit-micrometer", "ratelimit-opentelemetry");
+            "ratelimit-openapi", "ratelimit-redis", "ratelimit-micrometer", "ratelimit-opentelemetry",
+            "ratelimit-quarkus", "ratelimit-quarkus-deployment");
     static final String CORE = "ratelimit-core";
     static final String INTERNAL = "dev.ratelimit..internal..";
 
     /** Where a module's classes are read from: {@code <module>/target/classes/}, or its jar {@code <module>-<version>.jar}. */
-    private static final Pattern ROOT = Pattern.compile("(?:/([\\w.-]+)/target/classes/|/([\\w.-]+?)-\\d[^/]*\\.jar!/)$");
+    private static final Pattern ROOT = Pattern.compile("(?:/([\\w.-]+)/([\\w.-]+)/target/classes/|/([\\w.-]+?)-\\d[^/]*\\.jar!/)$");
+
+    /** The folders of modules not named after their artifact: the Quarkus extension's, named the Quarkus way. */
+    private static final Map<String, String> FOLDERS = Map.of("ratelimit-quarkus/runtime", "ratelimit-quarkus",
+            "ratelimit-quarkus/deployment", "ratelimit-quarkus-deployment");
 
     /** Main classes only; the library's own tests (and this module's) are not read. */
     static final JavaClasses LIBRARY = new ClassFileImporter()
@@ -96,7 +101,9 @@ class ArchitectureTest {
     static String moduleOf(JavaClass javaClass) {
         String root = rootOf(javaClass);
         Matcher matcher = ROOT.matcher(root);
-        String module = !matcher.find() ? null : matcher.group(1) != null ? matcher.group(1) : matcher.group(2);
+        String module = !matcher.find() ? null
+                : matcher.group(2) != null ? FOLDERS.getOrDefault(matcher.group(1) + "/" + matcher.group(2), matcher.group(2))
+                : matcher.group(3);
         if (module == null || !MODULES.contains(module)) {
             throw new AssertionError(javaClass.getName() + " was read from " + root + ", which is no library module "
                     + MODULES + ": a new library module belongs in ArchitectureTest.MODULES and in this module's pom");

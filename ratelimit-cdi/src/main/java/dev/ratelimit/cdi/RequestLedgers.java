@@ -6,6 +6,10 @@ import dev.ratelimit.core.engine.RequestLedger;
  * Where a request's ledger is found by what sees the request only through CDI (the interceptor, the programmatic
  * API): the Jakarta REST filters make the ledger, keep it as the request property {@link #PROPERTY}, and publish
  * it here; the header filter withdraws it. From {@link RateLimitRuntime#ledgers()}.
+ *
+ * <p>A runtime integration that keeps the request's ledger its own way (ratelimit-quarkus: in the request's Vert.x
+ * context, made by its own filters) provides its implementation as a bean of this type; {@link RateLimitRuntime}
+ * then hands that one out instead of the library's.
  */
 public interface RequestLedgers {
 

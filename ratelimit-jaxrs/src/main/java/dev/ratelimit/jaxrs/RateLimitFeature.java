@@ -20,6 +20,7 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.ext.Provider;
 import java.lang.reflect.Method;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Binds each resource method's limits once, at deployment (global, module, class, method; configuration
@@ -71,7 +72,8 @@ public class RateLimitFeature implements DynamicFeature {
             context.register(DecidingFilter.of(RateLimitScope.PRINCIPAL, d.runtime, method, principal), PRINCIPAL_PRIORITY);
         }
         context.register(d.refusal, DeferredRefusalFilter.PRIORITY);
-        context.register(d.headers, Priorities.HEADER_DECORATOR);
+        // one per method, the same instance however often the method is configured: it keeps the method's formats
+        context.register(d.headers.computeIfAbsent(method, m -> new HeaderFilter(d.runtime)), Priorities.HEADER_DECORATOR);
     }
 
     private Deployment deployment() {
@@ -84,7 +86,7 @@ public class RateLimitFeature implements DynamicFeature {
                     // the ledgers), which are plain objects
                     RateLimitRuntime runtime = CDI.current().select(RateLimitRuntime.class).get();
                     d = new Deployment(runtime, ApplicationLocator.moduleClass(configuration), new DeferredRefusalFilter(),
-                            new HeaderFilter(runtime));
+                            new ConcurrentHashMap<>());
                     deployment = d;
                 }
             }
@@ -93,6 +95,6 @@ public class RateLimitFeature implements DynamicFeature {
     }
 
     private record Deployment(RateLimitRuntime runtime, Class<?> moduleClass, DeferredRefusalFilter refusal,
-                              HeaderFilter headers) {
+                              ConcurrentHashMap<Method, HeaderFilter> headers) {
     }
 }

@@ -37,6 +37,7 @@ public class DefaultRateLimitPartitioner implements RateLimitPartitioner {
 
     @Override
     public String toString() {
-        return partitioner.toString();
+        // also named in the container's message when its initialisation fails (a malformed setting): never throw here
+        return partitioner == null ? "DefaultRateLimitPartitioner (not initialised)" : partitioner.toString();
     }
 }

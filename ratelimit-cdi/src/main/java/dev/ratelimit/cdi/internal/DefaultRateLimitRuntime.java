@@ -55,6 +55,10 @@ public class DefaultRateLimitRuntime implements RateLimitRuntime {
     @Inject
     LedgerHolder ledgerHolder;
 
+    /** A runtime integration's own {@link RequestLedgers} (ratelimit-quarkus'), when it provides one as a bean. */
+    @Inject
+    Instance<RequestLedgers> integrationLedgers;
+
     private RequestLedgers ledgers;
     private RateLimitEngine engine;
     private final AtomicBoolean checked = new AtomicBoolean();
@@ -65,7 +69,8 @@ public class DefaultRateLimitRuntime implements RateLimitRuntime {
     void start() {
         RateLimitSettings settings = configuration.settings();
         RateLimitMetrics recorder = metrics();
-        ledgers = new DefaultRequestLedgers(ledgerHolder, DefaultRequestLedgers.contextFollowsTheRequest());
+        ledgers = integrationLedgers.isResolvable() ? integrationLedgers.get()
+                : new DefaultRequestLedgers(ledgerHolder, DefaultRequestLedgers.contextFollowsTheRequest());
         engine = RateLimitEngine.builder(settings, store)
                 .partitioner(partitioner)
                 // the default resolver follows the plans of each configuration live values apply

@@ -1,6 +1,7 @@
 package dev.ratelimit.cdi.internal;
 
 import dev.ratelimit.cdi.LimitResolver;
+import dev.ratelimit.cdi.LimitedBeanClasses;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.DeclaredLimit;
@@ -9,6 +10,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
@@ -41,15 +43,21 @@ public class RateLimitStartup {
     @Inject
     BeanLimits beans;
 
+    /** An integration's list of the classes that declare limits, when there is one: only those are inspected. */
+    @Inject
+    Instance<LimitedBeanClasses> limitedBeanClasses;
+
     void onStart(@Observes @Initialized(ApplicationScoped.class) Object event, BeanManager beanManager) {
         RateLimitEngine engine = runtime.engine();
         RateLimitSettings settings = runtime.settings();
         Map<String, BoundLimits> limited = new TreeMap<>();
         Set<Class<?>> seen = new HashSet<>();
+        Set<String> known = limitedBeanClasses.isResolvable() ? limitedBeanClasses.get().names() : null;
         for (Bean<?> bean : beanManager.getBeans(Object.class, Any.Literal.INSTANCE)) {
             Class<?> type = LimitResolver.userClass(bean.getBeanClass());
-            if (!seen.add(type) || type.getName().startsWith("dev.ratelimit.cdi.")) {
-                continue;
+            if (!seen.add(type) || type.getName().startsWith("dev.ratelimit.cdi.")
+                    || (known != null && !known.contains(type.getName()))) {
+                continue; // reflecting on a class is what start-up time goes to: only those that can declare limits
             }
             boolean classLimited = LimitResolver.isAnnotated(type);
             for (Method method : type.getDeclaredMethods()) {

@@ -202,6 +202,25 @@ class RateLimitHeadersTest {
     }
 
     @Test
+    void formatsOfACallSiteFollowItsChangingLimits() {
+        RateLimitEngine engine = engine("ratelimit.plans", "gold", "ratelimit.plans.gold.limits.default.permit-limit", "2000");
+        BoundLimits all = engine.binder().bindOncePerRequest("TodoResource.all()", List.of(limit("default", 1500, 60)));
+        RateLimitHeaders.Formats formats = new RateLimitHeaders.Formats();
+        for (int round = 0; round < 3; round++) {
+            for (TestCaller caller : List.of(TestCaller.user("a" + round), TestCaller.user("g" + round, "gold"))) {
+                RequestLedger ledger = engine.ledger(caller, null);
+                decideNow(engine, ledger, all);
+                Map<String, String> headers = new LinkedHashMap<>();
+                RateLimitHeaders.write(ledger, formats, headers::put);
+                String limit = caller.isUserInRole("gold") ? "2000" : "1500";
+                assertThat(headers).contains(entry("RateLimit-Limit", limit),
+                        entry("RateLimit-Policy", "\"default\";q=" + limit + ";w=60"),
+                        entry("RateLimit", "\"default\";r=" + (Integer.parseInt(limit) - 1) + ";t=60"));
+            }
+        }
+    }
+
+    @Test
     void requestThatDecidedNothingWritesNothing() {
         RateLimitEngine engine = engine();
         Map<String, String> headers = new LinkedHashMap<>();
@@ -316,11 +335,23 @@ class RateLimitHeadersTest {
         return render(ledger);
     }
 
-    /** The headers written, in order; fails on a header written twice. */
+    /**
+     * The headers written, in order; fails on a header written twice. Written twice: formatted anew, and with the
+     * formats one call site keeps ({@link #FORMATS}, shared by every request of the test class, so that it is found
+     * there as often as it is not), which must write the same.
+     */
     private static Map<String, String> render(RequestLedger ledger) {
         Map<String, String> headers = new LinkedHashMap<>();
         RateLimitHeaders.write(ledger, (name, value) ->
                 assertThat(headers.put(name, value)).as("%s written twice", name).isNull());
+        Map<String, String> kept = new LinkedHashMap<>();
+        for (int i = 0; i < 2; i++) {
+            kept.clear();
+            RateLimitHeaders.write(ledger, FORMATS, (name, value) -> kept.put(name, value));
+            assertThat(kept).as("written with the formats of the call site").containsExactlyEntriesOf(headers);
+        }
         return headers;
     }
+
+    private static final RateLimitHeaders.Formats FORMATS = new RateLimitHeaders.Formats();
 }

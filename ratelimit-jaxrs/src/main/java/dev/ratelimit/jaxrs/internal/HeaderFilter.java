@@ -16,7 +16,8 @@ import java.util.List;
  * Ends a limited request: gives back its permits when it was refused (a 429, or another filter's refusal:
  * either way it spends nothing), and writes the rate-limit headers ({@link RateLimitHeaders}) on every
  * response the limiter reached, except another filter's refusal. From here on the ledger is no longer the
- * thread's ({@link RequestLedgers#withdraw}).
+ * thread's ({@link RequestLedgers#withdraw}). One per resource method: what its headers repeat on every request
+ * ({@code RateLimit-Policy}...) is formatted once, in its {@link RateLimitHeaders.Formats}.
  */
 public final class HeaderFilter implements ContainerResponseFilter {
 
@@ -24,6 +25,7 @@ public final class HeaderFilter implements ContainerResponseFilter {
 
     private final RequestLedgers ledgers;
     private final RateLimitEngine engine;
+    private final RateLimitHeaders.Formats formats = new RateLimitHeaders.Formats();
 
     public HeaderFilter(RateLimitRuntime runtime) {
         this.ledgers = runtime.ledgers();
@@ -46,7 +48,7 @@ public final class HeaderFilter implements ContainerResponseFilter {
             }
         }
         MultivaluedMap<String, Object> headers = response.getHeaders();
-        RateLimitHeaders.write(ledger, (name, value) -> headers.put(name, single(value)));
+        RateLimitHeaders.write(ledger, formats, (name, value) -> headers.put(name, single(value)));
     }
 
     /**

@@ -1,0 +1,329 @@
+package dev.ratelimit.quarkus.deployment;
+
+import dev.ratelimit.cdi.LimitedBeanClasses;
+import dev.ratelimit.cdi.RateLimitRuntime;
+import dev.ratelimit.quarkus.runtime.LimitDeclaration;
+import dev.ratelimit.quarkus.runtime.RateLimitConfigBuilder;
+import dev.ratelimit.quarkus.runtime.RateLimitFilters;
+import dev.ratelimit.quarkus.runtime.RateLimitRecorder;
+import dev.ratelimit.quarkus.runtime.RateLimitStarted;
+import dev.ratelimit.quarkus.runtime.ResourceMethodHandler;
+import dev.ratelimit.quarkus.runtime.ResourceMethodLimits;
+import dev.ratelimit.quarkus.runtime.VertxRequestLedgers;
+import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
+import io.quarkus.arc.deployment.AnnotationsTransformerBuildItem;
+import io.quarkus.arc.deployment.BeanContainerBuildItem;
+import io.quarkus.arc.deployment.BuildTimeConditionBuildItem;
+import io.quarkus.arc.deployment.SyntheticBeanBuildItem;
+import io.quarkus.arc.deployment.UnremovableBeanBuildItem;
+import io.quarkus.deployment.IsDevelopment;
+import io.quarkus.deployment.annotations.BuildProducer;
+import io.quarkus.deployment.annotations.BuildStep;
+import io.quarkus.deployment.annotations.ExecutionTime;
+import io.quarkus.deployment.annotations.Record;
+import io.quarkus.deployment.builditem.CombinedIndexBuildItem;
+import io.quarkus.deployment.builditem.FeatureBuildItem;
+import io.quarkus.deployment.builditem.RunTimeConfigBuilderBuildItem;
+import io.quarkus.deployment.builditem.ServiceStartBuildItem;
+import io.quarkus.deployment.builditem.StaticInitConfigBuilderBuildItem;
+import io.quarkus.devui.spi.page.CardPageBuildItem;
+import io.quarkus.devui.spi.page.Page;
+import io.quarkus.resteasy.reactive.common.deployment.ApplicationResultBuildItem;
+import io.quarkus.resteasy.reactive.common.deployment.ResourceScanningResultBuildItem;
+import io.quarkus.resteasy.reactive.server.deployment.SetupEndpointsResultBuildItem;
+import io.quarkus.resteasy.reactive.server.spi.MethodScannerBuildItem;
+import io.quarkus.resteasy.reactive.spi.CustomContainerRequestFilterBuildItem;
+import io.quarkus.resteasy.reactive.spi.CustomContainerResponseFilterBuildItem;
+import jakarta.inject.Singleton;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.jboss.jandex.AnnotationInstance;
+import org.jboss.jandex.AnnotationTransformation;
+import org.jboss.jandex.ClassInfo;
+import org.jboss.jandex.DotName;
+import org.jboss.jandex.IndexView;
+import org.jboss.jandex.MethodInfo;
+import org.jboss.jandex.Type;
+import org.jboss.resteasy.reactive.server.model.FixedHandlerChainCustomizer;
+import org.jboss.resteasy.reactive.server.model.HandlerChainCustomizer;
+import org.jboss.resteasy.reactive.server.processor.scanning.MethodScanner;
+
+/**
+ * The extension's build steps. The limits are found in the Jandex index and validated at build time (a bad one fails
+ * the build, naming the method and the value), then recorded and bound at run-time init with the run-time
+ * configuration. The request path is Quarkus REST's own: a handler first in each resource method's chain (its
+ * binding by a fixed index) and generated request and response filters; the library's portable
+ * {@code DynamicFeature} is switched off, and the CDI interceptor is taken off the resource methods that the filters
+ * decide (bean limits elsewhere keep it).
+ */
+class RateLimitProcessor {
+
+    static final String FEATURE = "ratelimit";
+    private static final DotName LIBRARY_FEATURE = DotName.createSimple("dev.ratelimit.jaxrs.RateLimitFeature");
+    private static final Set<DotName> HTTP_METHODS = Set.of(DotName.createSimple("jakarta.ws.rs.GET"),
+            DotName.createSimple("jakarta.ws.rs.POST"), DotName.createSimple("jakarta.ws.rs.PUT"),
+            DotName.createSimple("jakarta.ws.rs.DELETE"), DotName.createSimple("jakarta.ws.rs.PATCH"),
+            DotName.createSimple("jakarta.ws.rs.HEAD"), DotName.createSimple("jakarta.ws.rs.OPTIONS"));
+
+    @BuildStep
+    FeatureBuildItem feature() {
+        return new FeatureBuildItem(FEATURE);
+    }
+
+    @BuildStep
+    void beans(BuildProducer<AdditionalBeanBuildItem> beans, BuildProducer<UnremovableBeanBuildItem> unremovable) {
+        beans.produce(AdditionalBeanBuildItem.builder().addBeanClasses(VertxRequestLedgers.class, RateLimitStarted.class)
+                .setUnremovable().build());
+        unremovable.produce(UnremovableBeanBuildItem.beanTypes(RateLimitRuntime.class));
+    }
+
+    /** Unlisted {@code ratelimit.*} keys stay the library's business ({@link RateLimitConfigBuilder}). */
+    @BuildStep
+    void config(BuildProducer<RunTimeConfigBuilderBuildItem> runTime, BuildProducer<StaticInitConfigBuilderBuildItem> staticInit) {
+        runTime.produce(new RunTimeConfigBuilderBuildItem(RateLimitConfigBuilder.class));
+        staticInit.produce(new StaticInitConfigBuilderBuildItem(RateLimitConfigBuilder.class));
+    }
+
+    /**
+     * Every {@code @RateLimit}, read and validated. Fails the build, listing every problem, each naming the method
+     * and the value.
+     */
+    @BuildStep
+    LimitsBuildItem limits(CombinedIndexBuildItem combined, Optional<ResourceScanningResultBuildItem> scanning,
+                           Optional<ApplicationResultBuildItem> application) {
+        IndexView index = combined.getIndex();
+        Set<DotName> httpMethods = new HashSet<>(HTTP_METHODS);
+        scanning.ifPresent(s -> httpMethods.addAll(s.getResult().getHttpAnnotationToMethod().keySet()));
+        Declarations declarations = new Declarations(index, httpMethods,
+                application.map(a -> a.getResult().getSelectedAppClass()).orElse(null));
+        if (!declarations.problems().isEmpty()) {
+            throw new InvalidRateLimitsException(declarations.problems());
+        }
+        // the classes Quarkus REST serves, and the classes and interfaces they inherit resource methods from
+        Set<DotName> served = new HashSet<>();
+        scanning.ifPresent(s -> {
+            served.addAll(s.getResult().getScannedResources().keySet());
+            served.addAll(s.getResult().getPossibleSubResources().keySet());
+        });
+        Set<DotName> hierarchy = new HashSet<>();
+        for (DotName c : served) {
+            addWithSupertypes(index, c, hierarchy);
+        }
+        Set<String> unboundMethods = new HashSet<>();
+        Set<DotName> unboundClasses = new HashSet<>();
+        for (DotName name : declarations.limitedClasses()) {
+            ClassInfo c = index.getClassByName(name);
+            if (c == null || !hierarchy.contains(name)) {
+                continue;
+            }
+            boolean resourceMethods = false;
+            for (MethodInfo m : c.methods()) {
+                if (declarations.isResourceMethod(m)) {
+                    resourceMethods = true;
+                    if (declarations.hasMethodLimits(m)) {
+                        unboundMethods.add(Declarations.key(m));
+                    }
+                }
+            }
+            if (resourceMethods && served.contains(name) && declarations.hasClassLimits(name)) {
+                unboundClasses.add(name);
+            }
+        }
+        return new LimitsBuildItem(declarations, unboundMethods, unboundClasses);
+    }
+
+    private static void addWithSupertypes(IndexView index, DotName name, Set<DotName> into) {
+        if (name == null || !into.add(name)) {
+            return;
+        }
+        ClassInfo c = index.getClassByName(name);
+        if (c != null) {
+            addWithSupertypes(index, c.superName(), into);
+            for (DotName i : c.interfaceNames()) {
+                addWithSupertypes(index, i, into);
+            }
+        }
+    }
+
+    /**
+     * The CDI interceptor off the resource methods that the filters decide: their own {@code @RateLimit} taken off
+     * them in ArC's view; a resource class's {@code @RateLimit} taken off the class and put on each of its other
+     * business methods, which keep their limit. Reflection still sees every annotation, and so do Quarkus REST and
+     * the OpenAPI scanner.
+     */
+    @BuildStep
+    void unbind(LimitsBuildItem limits, CombinedIndexBuildItem combined, BuildProducer<AnnotationsTransformerBuildItem> transformers) {
+        Set<String> methods = limits.unboundMethods;
+        Set<DotName> classes = limits.unboundClasses;
+        if (!methods.isEmpty()) {
+            transformers.produce(new AnnotationsTransformerBuildItem(AnnotationTransformation.forMethods()
+                    .whenAnyMatch(Declarations.RATE_LIMIT, Declarations.RATE_LIMIT_LIST)
+                    .when(context -> methods.contains(Declarations.key(context.declaration().asMethod())))
+                    .transform(context -> context.remove(Declarations::isLimit))));
+        }
+        if (classes.isEmpty()) {
+            return;
+        }
+        transformers.produce(new AnnotationsTransformerBuildItem(AnnotationTransformation.forClasses()
+                .whenAnyMatch(Declarations.RATE_LIMIT, Declarations.RATE_LIMIT_LIST)
+                .when(context -> classes.contains(context.declaration().asClass().name()))
+                .transform(context -> context.remove(Declarations::isLimit))));
+        IndexView index = combined.getIndex();
+        Map<String, List<AnnotationInstance>> moved = new HashMap<>();
+        for (DotName name : classes) {
+            ClassInfo c = index.getClassByName(name);
+            List<AnnotationInstance> classLevel = new ArrayList<>();
+            for (AnnotationInstance a : c.declaredAnnotations()) {
+                if (Declarations.isLimit(a)) {
+                    classLevel.add(a);
+                }
+            }
+            for (MethodInfo m : c.methods()) {
+                if (Declarations.isBusinessMethod(m) && !limits.declarations.isResourceMethod(m)) {
+                    List<AnnotationInstance> copies = new ArrayList<>();
+                    for (AnnotationInstance a : classLevel) {
+                        copies.add(AnnotationInstance.create(a.name(), m, a.values()));
+                    }
+                    moved.put(Declarations.key(m), copies);
+                }
+            }
+        }
+        if (!moved.isEmpty()) {
+            transformers.produce(new AnnotationsTransformerBuildItem(AnnotationTransformation.forMethods()
+                    .when(context -> moved.containsKey(Declarations.key(context.declaration().asMethod())))
+                    .transform(context -> {
+                        // a method of its own limits keeps its own binding, and its interceptor reads both by reflection
+                        if (!context.hasAnnotation(Declarations::isLimit)) {
+                            context.addAll(moved.get(Declarations.key(context.declaration().asMethod())));
+                        }
+                    })));
+        }
+    }
+
+    /** The library's portable {@code DynamicFeature} off: its filters would decide a second time. */
+    @BuildStep
+    void vetoLibraryFeature(CombinedIndexBuildItem combined, BuildProducer<BuildTimeConditionBuildItem> conditions) {
+        ClassInfo feature = combined.getIndex().getClassByName(LIBRARY_FEATURE);
+        if (feature != null) {
+            conditions.produce(new BuildTimeConditionBuildItem(feature, false));
+        }
+    }
+
+    @BuildStep
+    void filters(BuildProducer<CustomContainerRequestFilterBuildItem> requests,
+                 BuildProducer<CustomContainerResponseFilterBuildItem> responses) {
+        requests.produce(new CustomContainerRequestFilterBuildItem(RateLimitFilters.class.getName()));
+        responses.produce(new CustomContainerResponseFilterBuildItem(RateLimitFilters.class.getName()));
+    }
+
+    /**
+     * One {@link ResourceMethodHandler} first in each resource method's chain, carrying the index of the method's
+     * binding; the method, its limits and its index recorded for run-time init. Every resource method gets one: a
+     * global limit, known at run time only, covers each.
+     */
+    private static final DotName ADMIN_RESOURCE = DotName.createSimple("dev.ratelimit.jaxrs.internal.AdminResource");
+
+    @BuildStep
+    MethodScannerBuildItem scanner(LimitsBuildItem limits) {
+        Declarations d = limits.declarations;
+        return new MethodScannerBuildItem(new MethodScanner() {
+            @Override
+            public List<HandlerChainCustomizer> scan(MethodInfo method, ClassInfo actualEndpointClass,
+                                                     Map<String, Object> methodContext) {
+                if (actualEndpointClass.name().equals(ADMIN_RESOURCE)) {
+                    return List.of(); // the admin API (SPEC 19) is bound to no limit, the global one included
+                }
+                MethodInfo own = actualEndpointClass.method(method.name(), method.parameterTypes().toArray(new Type[0]));
+                if (own == null) {
+                    own = method;
+                }
+                List<LimitDeclaration> declared = new ArrayList<>(d.onClass(actualEndpointClass));
+                List<LimitDeclaration> onMethod = d.onMethod(own);
+                declared.addAll(onMethod.isEmpty() ? d.onMethod(method) : onMethod);
+                if (declared.isEmpty()) {
+                    declared.addAll(d.module());
+                }
+                boolean intercepted = (d.hasClassLimits(actualEndpointClass.name())
+                        && !limits.unboundClasses.contains(actualEndpointClass.name()))
+                        || (d.hasMethodLimits(own) && !limits.unboundMethods.contains(Declarations.key(own)));
+                String where = Declarations.describe(actualEndpointClass, own);
+                MethodInfo javaMethod = own;
+                List<String> parameters = new ArrayList<>();
+                for (Type p : javaMethod.parameterTypes()) {
+                    parameters.add(Declarations.className(p));
+                }
+                int id = limits.add(i -> new ResourceMethodLimits(i, where, List.copyOf(declared), intercepted,
+                        javaMethod.declaringClass().name().toString(), javaMethod.name(), List.copyOf(parameters)));
+                return List.of(new FixedHandlerChainCustomizer(new ResourceMethodHandler(id),
+                        HandlerChainCustomizer.Phase.AFTER_MATCH));
+            }
+        });
+    }
+
+    /**
+     * The classes with limited bean methods (the interceptor's: not the resource methods the filters decide): the
+     * library's start-up reflects on those only, not on every bean of the application.
+     */
+    @BuildStep
+    @Record(ExecutionTime.STATIC_INIT)
+    SyntheticBeanBuildItem limitedBeanClasses(RateLimitRecorder recorder, LimitsBuildItem limits, CombinedIndexBuildItem combined) {
+        List<String> names = new ArrayList<>();
+        for (DotName name : limits.declarations.limitedClasses()) {
+            ClassInfo c = combined.getIndex().getClassByName(name);
+            if (c != null && limits.hasInterceptedMethods(c)) {
+                names.add(name.toString());
+            }
+        }
+        return SyntheticBeanBuildItem.configure(LimitedBeanClasses.class).scope(Singleton.class).unremovable()
+                .supplier(recorder.limitedBeanClasses(names)).done();
+    }
+
+    /** Binds every resource method at run-time init, before the HTTP server accepts a request. */
+    @BuildStep
+    @Record(ExecutionTime.RUNTIME_INIT)
+    ServiceStartBuildItem bind(RateLimitRecorder recorder, LimitsBuildItem limits,
+                               Optional<SetupEndpointsResultBuildItem> endpointsDeployed, BeanContainerBuildItem beans) {
+        recorder.bind(limits.resourceMethods());
+        return new ServiceStartBuildItem(FEATURE);
+    }
+
+    /** Dev mode only: a card listing every limit as declared (configuration can change them at run time). */
+    @BuildStep(onlyIf = IsDevelopment.class)
+    CardPageBuildItem devUi(LimitsBuildItem limits, Optional<SetupEndpointsResultBuildItem> endpointsDeployed) {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (ResourceMethodLimits method : limits.resourceMethods()) {
+            for (LimitDeclaration limit : method.declared()) {
+                rows.add(row(method.where(), "resource method", limit));
+            }
+        }
+        CardPageBuildItem card = new CardPageBuildItem();
+        card.addBuildTimeData("limits", rows);
+        card.addPage(Page.tableDataPageBuilder("Limits")
+                .icon("font-awesome-solid:gauge-high")
+                .staticLabel(String.valueOf(rows.size()))
+                .buildTimeDataKey("limits")
+                .showColumn("method").showColumn("name").showColumn("permitLimit").showColumn("windowSeconds")
+                .showColumn("algorithm").showColumn("cost").showColumn("scope").showColumn("declaredOn"));
+        return card;
+    }
+
+    private static Map<String, Object> row(String where, String kind, LimitDeclaration limit) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("method", where);
+        row.put("kind", kind);
+        row.put("name", limit.name());
+        row.put("permitLimit", limit.permitLimit());
+        row.put("windowSeconds", limit.windowSeconds());
+        row.put("algorithm", limit.algorithm().name());
+        row.put("cost", limit.cost());
+        row.put("scope", limit.scope().name());
+        row.put("declaredOn", limit.level().name().toLowerCase(java.util.Locale.ROOT));
+        return row;
+    }
+}

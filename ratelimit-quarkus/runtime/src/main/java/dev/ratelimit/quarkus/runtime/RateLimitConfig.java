@@ -1,0 +1,229 @@
+package dev.ratelimit.quarkus.runtime;
+
+import io.quarkus.runtime.annotations.ConfigDocDefault;
+import io.quarkus.runtime.annotations.ConfigDocMapKey;
+import io.quarkus.runtime.annotations.ConfigDocSection;
+import io.quarkus.runtime.annotations.ConfigPhase;
+import io.quarkus.runtime.annotations.ConfigRoot;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithName;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The {@code ratelimit.*} keys, documented the Quarkus way (the extension's configuration reference, the Dev UI's
+ * configuration editor, IDE completion). Read at run time, from any source: {@code application.properties}
+ * (profiles included: {@code %prod.ratelimit.global.permit-limit=1000}), system properties, environment variables
+ * ({@code RATELIMIT_GLOBAL_PERMIT_LIMIT}), the application's {@code META-INF/microprofile-config.properties}.
+ *
+ * <p>The library reads and validates them itself, exactly as on every other runtime (a malformed value fails the
+ * start naming the key and the value; a key naming no limit is a warning): every value is a string here, so that
+ * this mapping never refuses what the library accepts, and keys it does not list (other modules') are not refused
+ * either ({@link RateLimitConfigBuilder}).
+ */
+@ConfigMapping(prefix = "ratelimit")
+@ConfigRoot(phase = ConfigPhase.RUN_TIME)
+public interface RateLimitConfig {
+
+    /**
+     * {@code false}: nothing is decided, counted or written; resource and bean methods run as if no
+     * {@code @RateLimit} existed; the start-up line says so.
+     */
+    @ConfigDocDefault("true")
+    Optional<String> enabled();
+
+    /** The mode of every limit that sets none: {@code enforce}, {@code shadow} (decided and counted, never refusing, no header) or {@code off}. */
+    @ConfigDocDefault("enforce")
+    Optional<String> mode();
+
+    /**
+     * The request header that partitions requests without an authenticated caller (e.g. {@code X-Api-Key}): each
+     * value counts apart. A client chooses its own value: pair it with a global limit, or with keys the application
+     * authenticates.
+     */
+    Optional<String> partitionHeader();
+
+    /**
+     * Where the default partitioner looks for the caller, in order, comma-separated: {@code principal} (the
+     * authenticated caller), {@code header} (the partition header), {@code address} (the client address, SPEC 18).
+     */
+    @ConfigDocDefault("principal,header")
+    Optional<String> partitionBy();
+
+    /**
+     * Addresses and CIDR ranges (comma-separated) of the proxies whose {@code Forwarded} and {@code X-Forwarded-For}
+     * headers are believed; none by default: the connection's peer is the client.
+     */
+    Optional<String> trustedProxies();
+
+    /** The bits of an IPv6 client address that count (1-128): one count per /64 by default. */
+    @ConfigDocDefault("64")
+    Optional<String> ipv6Prefix();
+
+    /** The bits of an IPv4 client address that count (1-32). */
+    @ConfigDocDefault("32")
+    Optional<String> ipv4Prefix();
+
+    /** The most counts the in-process store keeps (an integer >= 1); past it a new caller is let through uncounted, with a warning. */
+    @ConfigDocDefault("10000")
+    Optional<String> maxTrackedPartitions();
+
+    /** A limit on every resource method, in addition to its own. */
+    @ConfigDocSection
+    Global global();
+
+    /** Changes every limit of a name, at every level (the global limit included), without a rebuild. */
+    @ConfigDocMapKey("limit-name")
+    Map<String, LimitValues> limits();
+
+    /** Plan names, comma-separated, in order of precedence (each 1-64 characters from {@code [A-Za-z0-9._-]}). */
+    @WithName("plans")
+    Optional<String> planNames();
+
+    /** A plan's role and its values for named limits. */
+    @WithName("plans")
+    @ConfigDocMapKey("plan")
+    Map<String, PlanValues> plans();
+
+    /** Every store, the in-process one and Redis: its timeout and failure policy. */
+    @ConfigDocSection
+    Store store();
+
+    /** The Redis store ({@code ratelimit-redis}): one count shared by every instance. */
+    @ConfigDocSection
+    Redis redis();
+
+    /** Tests of the application. */
+    Test test();
+
+    /**
+     * A properties file of live keys (SPEC 19: {@code ratelimit.mode}, {@code ratelimit.limits.*},
+     * {@code ratelimit.plans*}, {@code ratelimit.global.permit-limit} and {@code .window-seconds}), read again every
+     * {@code refresh-seconds}; its values win over every other source. A typo keeps the last good values, with one
+     * warning.
+     */
+    Optional<String> limitsFile();
+
+    /**
+     * How often, in seconds (0 .. 86400), the limits file and the live keys are read again while the application runs;
+     * 0: once, at start-up.
+     */
+    @ConfigDocDefault("10 with a limits file, else 0")
+    Optional<String> refreshSeconds();
+
+    /** The admin API (SPEC 19): effective limits, a caller's count, a reset, who is refused most. */
+    @ConfigDocSection
+    Admin admin();
+
+    /** The admin API. */
+    interface Admin {
+        /** {@code true}: serve the admin API (only to authenticated callers in {@code role}). */
+        @ConfigDocDefault("false")
+        Optional<String> enabled();
+
+        /** The role a caller needs; required when enabled. */
+        Optional<String> role();
+
+        /** Where it is served, under the application's base path: starts with {@code /}, no trailing {@code /}. */
+        @ConfigDocDefault("/ratelimit")
+        Optional<String> path();
+    }
+
+    /** The global limit. */
+    interface Global {
+        /** When set (an integer >= 1), a global limit covers every resource method, in addition to its own. */
+        Optional<String> permitLimit();
+
+        /** Its window in seconds (1 .. 31536000). */
+        @ConfigDocDefault("60")
+        Optional<String> windowSeconds();
+
+        /** Its name (1-64 characters from {@code [A-Za-z0-9._-]}): the name its headers, metrics and keys use. */
+        @ConfigDocDefault("application")
+        Optional<String> name();
+
+        /** Its scope: {@code TRANSPORT} (before authorization) or {@code PRINCIPAL} (after it). */
+        @ConfigDocDefault("TRANSPORT")
+        Optional<String> scope();
+
+        /** Its algorithm: {@code SLIDING_WINDOW}, {@code STRICT_WINDOW} or {@code TOKEN_BUCKET}. */
+        @ConfigDocDefault("SLIDING_WINDOW")
+        Optional<String> algorithm();
+    }
+
+    /** Values of the limits of one name. */
+    interface LimitValues {
+        /** Replaces {@code permitLimit} (an integer >= 1). With {@code window-seconds}, it declares a limit for the programmatic API. */
+        Optional<String> permitLimit();
+
+        /** Replaces {@code windowSeconds} (1 .. 31536000). */
+        Optional<String> windowSeconds();
+
+        /** Replaces the algorithm: {@code SLIDING_WINDOW}, {@code STRICT_WINDOW} or {@code TOKEN_BUCKET}. */
+        Optional<String> algorithm();
+
+        /** {@code enforce}, {@code shadow} or {@code off} (the limit is not applied at all). */
+        Optional<String> mode();
+
+        /**
+         * Replaces {@code maxWaitMillis} (SPEC 20; {@code ratelimit.limits.<name>} only): how long a bean or Rest Client
+         * call may wait for its permits, in milliseconds (0: refused at once). A resource method never waits.
+         */
+        Optional<String> maxWaitMillis();
+
+        /** Replaces {@code per} ({@code ratelimit.limits.<name>} only): {@code CALLER} or {@code APPLICATION} (one count for all). */
+        Optional<String> per();
+    }
+
+    /** One plan of callers. */
+    interface PlanValues {
+        /** The role that puts an authenticated caller in the plan ({@code SecurityContext.isUserInRole}). */
+        @ConfigDocDefault("the plan's name")
+        Optional<String> role();
+
+        /** The plan's values for named limits ({@code mode=off} exempts the plan from that limit). */
+        @ConfigDocMapKey("limit-name")
+        Map<String, LimitValues> limits();
+    }
+
+    /** The store's timeout and failure policy. */
+    interface Store {
+        /** The longest a call waits for the store, any store, in milliseconds (1 .. 60000). */
+        @ConfigDocDefault("250")
+        Optional<String> timeoutMillis();
+
+        /**
+         * What a call gets when the store fails or does not answer in time: {@code fail} (500, empty body),
+         * {@code allow} (let through uncounted), {@code local} (counted in process until the store answers again).
+         */
+        @ConfigDocDefault("fail")
+        Optional<String> onFailure();
+    }
+
+    /** The Redis store. */
+    interface Redis {
+        /** {@code redis://[[user]:password@]host[:port][/db]}, {@code rediss://...}, {@code redis-sentinel://h1:26379,h2:26379#master}. */
+        Optional<String> uri();
+
+        /** {@code true}: the URI is a seed node of a Redis Cluster. */
+        @ConfigDocDefault("false")
+        Optional<String> cluster();
+
+        /** The text before every key (no braces); applications sharing a Redis each take their own. */
+        @ConfigDocDefault("ratelimit:")
+        Optional<String> keyPrefix();
+
+        /** The older spelling of {@code ratelimit.store.timeout-millis}. */
+        Optional<String> timeoutMillis();
+
+        /** The older spelling of {@code ratelimit.store.on-failure}. */
+        Optional<String> onFailure();
+    }
+
+    /** Tests only. */
+    interface Test {
+        /** {@code true}: limits count on a clock that tests move ({@code RateLimitTesting}); never in production. */
+        @ConfigDocDefault("false")
+        Optional<String> manualClock();
+    }
+}
