@@ -1,7 +1,7 @@
 package dev.ratelimit.examples.todos.quarkus;
 
-import static dev.ratelimit.examples.todos.quarkus.RedisOnQuarkusTest.get;
-import static dev.ratelimit.examples.todos.quarkus.RedisOnQuarkusTest.request;
+import static dev.ratelimit.examples.todos.quarkus.EventLoops.get;
+import static dev.ratelimit.examples.todos.quarkus.EventLoops.request;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -102,7 +102,7 @@ class AsyncBeanOnTheEventLoopWithRedisTest {
                     assertThat(pong.body()).as("the ping ran on an event loop").contains("eventloop");
                     return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - pingSent);
                 });
-        Map<String, Long> lagMillis = FrozenRedis.eventLoopLagMillis(vertx);
+        Map<String, Long> lagMillis = EventLoops.lagMillis(vertx);
         assertThat(lagMillis).isNotEmpty().allSatisfy((loop, lag) -> assertThat(lag).as(loop).isLessThan(200));
         assertThat(pingMillis.get(5, TimeUnit.SECONDS)).as("the ping answered while Redis was frozen").isLessThan(500);
         assertThat(pending.values()).as("still waiting for Redis after the probes").noneMatch(CompletableFuture::isDone);

@@ -1,5 +1,7 @@
 package dev.ratelimit.examples.todos.quarkus;
 
+import static dev.ratelimit.examples.todos.quarkus.EventLoops.get;
+import static dev.ratelimit.examples.todos.quarkus.EventLoops.request;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.core.RateLimitStore;
@@ -13,7 +15,6 @@ import io.vertx.core.Vertx;
 import jakarta.inject.Inject;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
@@ -129,7 +130,7 @@ class RedisOnQuarkusTest {
         assertThat(pending).as("the requests wait for Redis").noneMatch(CompletableFuture::isDone);
 
         // Every event loop of Quarkus' Vert.x runs a task at once while the requests wait.
-        Map<String, Long> lagMillis = FrozenRedis.eventLoopLagMillis(vertx);
+        Map<String, Long> lagMillis = EventLoops.lagMillis(vertx);
         assertThat(pending).as("still waiting for Redis after the probe").noneMatch(CompletableFuture::isDone);
         assertThat(lagMillis).isNotEmpty().allSatisfy((loop, lag) -> assertThat(lag).as(loop).isLessThan(200));
 
@@ -147,13 +148,5 @@ class RedisOnQuarkusTest {
         // limit 2 on "non-blocking": the warm-up took one permit of key, so one of its two requests is refused
         assertThat(statuses).containsExactlyInAnyOrder(200, 429, 200, 200, 200, 200);
         assertThat(redis.evalsha()).as("decided by Redis").isEqualTo(evalshaBefore + 6);
-    }
-
-    static HttpRequest request(URI uri, String key) {
-        return HttpRequest.newBuilder(uri).header("X-Api-Key", key).GET().build();
-    }
-
-    static HttpResponse<String> get(URI uri, String key) throws Exception {
-        return HttpClient.newHttpClient().send(request(uri, key), HttpResponse.BodyHandlers.ofString());
     }
 }

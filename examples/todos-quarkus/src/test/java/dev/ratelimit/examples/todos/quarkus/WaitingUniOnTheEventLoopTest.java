@@ -1,6 +1,6 @@
 package dev.ratelimit.examples.todos.quarkus;
 
-import static dev.ratelimit.examples.todos.quarkus.RedisOnQuarkusTest.request;
+import static dev.ratelimit.examples.todos.quarkus.EventLoops.request;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
@@ -72,7 +72,7 @@ class WaitingUniOnTheEventLoopTest {
         long pingSent = System.nanoTime();
         HttpResponse<String> pong = client.send(request(ping, "ping-" + UUID.randomUUID()), HttpResponse.BodyHandlers.ofString());
         long pingMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - pingSent);
-        Map<String, Long> lagMillis = FrozenRedis.eventLoopLagMillis(vertx);
+        Map<String, Long> lagMillis = EventLoops.lagMillis(vertx);
         boolean stillWaiting = calls.stream().anyMatch(call -> !call.isDone());
 
         List<HttpResponse<String>> answers = new ArrayList<>();
