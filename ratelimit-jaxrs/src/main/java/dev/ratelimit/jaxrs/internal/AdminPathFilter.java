@@ -20,16 +20,26 @@ import jakarta.ws.rs.ext.Provider;
 @PreMatching
 public class AdminPathFilter implements ContainerRequestFilter {
 
+    /** The fixed path without its slash: a relative path has one in front or not, by runtime. */
+    private static final String INTERNAL_SEGMENT = AdminSettings.INTERNAL_PATH.substring(1);
+
     /** Read at most once per deployment; a record, so a racy read sees it whole (a second lookup at worst). */
     private AdminSettings settings;
 
     @Override
     public void filter(ContainerRequestContext request) {
         UriInfo uri = request.getUriInfo();
-        String full = uri.getRequestUri().getRawPath();
         AdminSettings admin = settings();
-        // every request passes here: one look at the path, no allocation, unless it may be the admin API's
-        if (full == null || (!full.contains(AdminSettings.INTERNAL_PATH) && !(admin.enabled() && full.contains(admin.path())))) {
+        // every request passes here: one look at the path relative to the base (decoded: a string the runtimes keep;
+        // the request URI would be built and parsed on Quarkus REST, which has no undecoded path), no allocation,
+        // unless it may be the admin API's
+        String relative = uri.getPath();
+        if (relative == null || (!relative.contains(INTERNAL_SEGMENT)
+                && !(admin.enabled() && relative.contains(admin.path().substring(1))))) {
+            return;
+        }
+        String full = uri.getRequestUri().getRawPath();
+        if (full == null) {
             return;
         }
         String base = uri.getBaseUri().getRawPath();
