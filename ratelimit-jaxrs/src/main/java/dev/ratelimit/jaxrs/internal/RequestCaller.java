@@ -5,7 +5,6 @@ import dev.ratelimit.core.address.ClientAddresses;
 import dev.ratelimit.core.address.ResolvedClient;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.SecurityContext;
-import java.net.InetAddress;
 import java.security.Principal;
 
 /**
@@ -50,15 +49,5 @@ final class RequestCaller implements AddressedCaller {
             client = resolved;
         }
         return resolved;
-    }
-
-    @Override
-    public InetAddress clientAddress() {
-        return resolvedClient().clientAddress();
-    }
-
-    @Override
-    public InetAddress peerAddress() {
-        return resolvedClient().peerAddress();
     }
 }

@@ -8,7 +8,6 @@ import dev.ratelimit.core.headers.RateLimitHeaders;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.net.SocketAddress;
 import jakarta.ws.rs.core.SecurityContext;
-import java.net.InetAddress;
 import java.security.Principal;
 import java.util.List;
 import org.jboss.resteasy.reactive.server.core.ResteasyReactiveRequestContext;
@@ -148,16 +147,6 @@ final class RequestState implements AddressedCaller, RateLimitHeaders.Sink {
             client = resolved;
         }
         return resolved;
-    }
-
-    @Override
-    public InetAddress clientAddress() {
-        return resolvedClient().clientAddress();
-    }
-
-    @Override
-    public InetAddress peerAddress() {
-        return resolvedClient().peerAddress();
     }
 
     /** The Vert.x connection's peer address as text, or null (a request that is not Vert.x's, a Unix socket). */
