@@ -35,7 +35,7 @@ public class AdminPathFilter implements ContainerRequestFilter {
         // unless it may be the admin API's
         String relative = uri.getPath();
         if (relative == null || (!relative.contains(INTERNAL_SEGMENT)
-                && !(admin.enabled() && relative.contains(admin.path().substring(1))))) {
+                && !(admin.enabled() && mayName(relative, admin.path())))) {
             return;
         }
         String full = uri.getRequestUri().getRawPath();
@@ -60,6 +60,11 @@ public class AdminPathFilter implements ContainerRequestFilter {
         String query = uri.getRequestUri().getRawQuery();
         // absolute, as the request's own: some runtimes do not resolve a path-only URI against the base
         request.setRequestUri(uri.getBaseUri(), uri.getRequestUri().resolve(target + (query == null ? "" : "?" + query)));
+    }
+
+    /** True when {@code relative} (with its leading slash or without, by runtime) may lie under {@code path}. */
+    private static boolean mayName(String relative, String path) {
+        return relative.contains(path) || relative.regionMatches(0, path, 1, path.length() - 1);
     }
 
     private static String strip(String path) {
