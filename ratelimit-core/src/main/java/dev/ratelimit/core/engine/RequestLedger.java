@@ -30,22 +30,30 @@ public final class RequestLedger {
     private final RateLimitCaller caller;
     private final String partition;
     private final Method resourceMethod;
+    // What a request that decides once needs, in fields: most requests decide once (one call site, one decision).
+    // The decisions are kept in order, each with the bound keys of its limits; the second and later ones in rest.
     private int plan = -1;
     private Object claimed;
-    private List<Object> moreClaimed;
-    // the decisions in order, with the bound keys of each: two in fields (a request decides once or twice:
-    // its resource method's limits, a bean or programmatic limit), the rest in a list; nothing allocated per
-    // decision but the decision itself
     private RateLimitDecision firstDecision;
     private BoundKey[] firstKeys;
-    private RateLimitDecision secondDecision;
-    private BoundKey[] secondKeys;
-    private ArrayList<Object> more; // decision, keys, decision, keys...
-    private int size;
-    private int refusal = -1; // the index of the first refusing decision
-    private boolean released;
-    /** Decisions given back on their own ({@link #forget}), left out of {@link #takeForRelease}; usually null. */
-    private List<RateLimitDecision> forgotten;
+    private Rest rest;
+
+    /**
+     * What fewer requests need, made on first use: a second call site and decision (a resource method's limits and
+     * a bean's, or the global limit's scope and the method's), a refusal, a give-back. A ledger is made for every
+     * request: without these it is 48 bytes instead of 80. No rest: at most one decision, and it allowed the request.
+     */
+    private static final class Rest {
+        int refusal = -1; // the index of the first refusing decision
+        Object secondClaimed;
+        List<Object> moreClaimed;
+        RateLimitDecision secondDecision;
+        BoundKey[] secondKeys;
+        ArrayList<Object> more; // decision, keys, decision, keys...
+        boolean released;
+        /** Decisions given back on their own ({@link #forget}), left out of {@link #takeForRelease}; usually null. */
+        List<RateLimitDecision> forgotten;
+    }
 
     RequestLedger(LiveLimits live, RateLimitCaller caller, String partition, Method resourceMethod) {
         this.live = live;
@@ -91,16 +99,48 @@ public final class RequestLedger {
         if (claimed == callSite) {
             return false;
         }
-        if (moreClaimed == null) {
-            moreClaimed = new ArrayList<>(2);
+        Rest rest = rest();
+        if (rest.secondClaimed == null) {
+            rest.secondClaimed = callSite;
+            return true;
         }
-        for (Object c : moreClaimed) {
+        if (rest.secondClaimed == callSite) {
+            return false;
+        }
+        if (rest.moreClaimed == null) {
+            rest.moreClaimed = new ArrayList<>(2);
+        }
+        for (Object c : rest.moreClaimed) {
             if (c == callSite) {
                 return false;
             }
         }
-        moreClaimed.add(callSite);
+        rest.moreClaimed.add(callSite);
         return true;
+    }
+
+    private Rest rest() {
+        if (rest == null) {
+            rest = new Rest();
+        }
+        return rest;
+    }
+
+    /** How many decisions the request recorded. */
+    private int size() {
+        Rest rest = this.rest;
+        if (firstDecision == null) {
+            return 0;
+        }
+        if (rest == null || rest.secondDecision == null) {
+            return 1;
+        }
+        return rest.more == null ? 2 : 2 + rest.more.size() / 2;
+    }
+
+    /** The index of the first refusing decision, or -1. */
+    private int refusalIndex() {
+        return rest == null ? -1 : rest.refusal;
     }
 
     /**
@@ -110,57 +150,61 @@ public final class RequestLedger {
      *         caller gives this decision's back too
      */
     synchronized boolean record(RateLimitDecision decision, BoundKey[] keys) {
+        int size = size();
         switch (size) {
             case 0 -> {
                 firstDecision = decision;
                 firstKeys = keys;
             }
             case 1 -> {
-                secondDecision = decision;
-                secondKeys = keys;
+                Rest rest = rest();
+                rest.secondDecision = decision;
+                rest.secondKeys = keys;
             }
             default -> {
-                if (more == null) {
-                    more = new ArrayList<>(4);
+                if (rest.more == null) {
+                    rest.more = new ArrayList<>(4);
                 }
-                more.add(decision);
-                more.add(keys);
+                rest.more.add(decision);
+                rest.more.add(keys);
             }
         }
-        if (!decision.allowed() && refusal < 0) {
-            refusal = size;
+        if (!decision.allowed() && refusalIndex() < 0) {
+            rest().refusal = size;
         }
-        size++;
-        return !released;
+        return rest == null || !rest.released;
     }
 
     /** The first refusing decision, or null. */
     public synchronized RateLimitDecision refusal() {
+        int refusal = refusalIndex();
         return refusal < 0 ? null : decision(refusal);
     }
 
     private RateLimitDecision decision(int index) {
         return switch (index) {
             case 0 -> firstDecision;
-            case 1 -> secondDecision;
-            default -> (RateLimitDecision) more.get(2 * (index - 2));
+            case 1 -> rest.secondDecision;
+            default -> (RateLimitDecision) rest.more.get(2 * (index - 2));
         };
     }
 
     private BoundKey[] keys(int index) {
         return switch (index) {
             case 0 -> firstKeys;
-            case 1 -> secondKeys;
-            default -> (BoundKey[]) more.get(2 * (index - 2) + 1);
+            case 1 -> rest.secondKeys;
+            default -> (BoundKey[]) rest.more.get(2 * (index - 2) + 1);
         };
     }
 
     /** The allowed decisions, once: what a refused request gives back; empty the second time. */
     synchronized List<RateLimitDecision> takeForRelease() {
-        if (released) {
+        Rest rest = rest();
+        if (rest.released) {
             return List.of();
         }
-        released = true;
+        rest.released = true;
+        int size = size();
         List<RateLimitDecision> allowed = new ArrayList<>(size);
         for (int e = 0; e < size; e++) {
             RateLimitDecision decision = decision(e);
@@ -177,19 +221,20 @@ public final class RequestLedger {
      * @return false when the request has given back everything already, or this decision was forgotten before
      */
     synchronized boolean forget(RateLimitDecision decision) {
-        if (released || isForgotten(decision)) {
+        Rest rest = rest();
+        if (rest.released || isForgotten(decision)) {
             return false;
         }
-        if (forgotten == null) {
-            forgotten = new ArrayList<>(1);
+        if (rest.forgotten == null) {
+            rest.forgotten = new ArrayList<>(1);
         }
-        forgotten.add(decision);
+        rest.forgotten.add(decision);
         return true;
     }
 
     private boolean isForgotten(RateLimitDecision decision) {
-        if (forgotten != null) {
-            for (RateLimitDecision d : forgotten) {
+        if (rest != null && rest.forgotten != null) {
+            for (RateLimitDecision d : rest.forgotten) {
                 if (d == decision) {
                     return true;
                 }
@@ -204,10 +249,11 @@ public final class RequestLedger {
      * shadow mode are never reported. Null when nothing reportable was decided.
      */
     public synchronized Outcome headline() {
+        int refusal = refusalIndex();
         if (refusal >= 0) {
             return longestRefusal(decision(refusal));
         }
-        for (int e = size - 1; e >= 0; e--) {
+        for (int e = size() - 1; e >= 0; e--) {
             RateLimitDecision decision = decision(e);
             BoundKey[] keys = keys(e);
             for (int i = decision.size() - 1; i >= 0; i--) {
@@ -226,7 +272,7 @@ public final class RequestLedger {
      * ones last (the headline last of all).
      */
     public synchronized List<Outcome> reported() {
-        if (refusal < 0 && size == 1 && firstDecision.size() == 1) { // the common case
+        if (rest == null && firstDecision != null && firstDecision.size() == 1) { // the common case: one decision, allowed
             return firstKeys[0].shadow() ? List.of() : List.of(firstDecision.outcome(0));
         }
         List<Outcome> all = decidedInOrder();
@@ -251,8 +297,9 @@ public final class RequestLedger {
 
     private List<Outcome> decidedInOrder() {
         List<Outcome> all = new ArrayList<>(4);
+        int refusal = refusalIndex();
         if (refusal < 0) {
-            for (int e = 0; e < size; e++) {
+            for (int e = 0, size = size(); e < size; e++) {
                 RateLimitDecision decision = decision(e);
                 BoundKey[] keys = keys(e);
                 for (int i = 0; i < decision.size(); i++) {
