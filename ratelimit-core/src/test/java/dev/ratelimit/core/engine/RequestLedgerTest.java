@@ -223,6 +223,25 @@ class RequestLedgerTest {
     }
 
     @Test
+    void decisionsAfterTheSecondKeepTheirOrderTheFirstRefusalAndTheGiveBack() {
+        RateLimitDecision transport = record(acquire(spent(GLOBAL, 999, 60 * SECOND)));
+        RateLimitDecision principal = record(acquire(spent(DELETE, 1, 60 * SECOND)));
+        RateLimitDecision bean = record(acquire(spent(ITEMS, 49, 60 * SECOND)));
+        RateLimitDecision waited = record(acquire(spent(HOURLY, 499, 3600 * SECOND)));
+        RateLimitDecision refusal = record(acquire(refused(EXPORT, 9 * SECOND)));
+        record(acquire(refused(BURST, SECOND)));
+
+        assertThat(ledger.refusal()).isSameAs(refusal);
+        assertThat(ledger.headline()).isSameAs(refusal.outcome(0));
+        assertThat(ledger.reported()).last().isSameAs(refusal.outcome(0));
+        assertThat(ledger.forget(waited)).isTrue();
+        assertThat(ledger.forget(waited)).isFalse();
+        assertThat(ledger.takeForRelease()).containsExactly(transport, principal, bean);
+        assertThat(ledger.forget(bean)).isFalse(); // given back with the request already
+        assertThat(ledger.takeForRelease()).isEmpty();
+    }
+
+    @Test
     void eachCallSiteIsClaimedOncePerRequest() {
         Object transport = new Object();
         Object principal = new Object();
