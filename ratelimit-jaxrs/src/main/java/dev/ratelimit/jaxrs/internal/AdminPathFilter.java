@@ -20,9 +20,6 @@ import jakarta.ws.rs.ext.Provider;
 @PreMatching
 public class AdminPathFilter implements ContainerRequestFilter {
 
-    /** The fixed path without its slash: a relative path has one in front or not, by runtime. */
-    private static final String INTERNAL_SEGMENT = AdminSettings.INTERNAL_PATH.substring(1);
-
     /** Read at most once per deployment; a record, so a racy read sees it whole (a second lookup at worst). */
     private AdminSettings settings;
 
@@ -34,7 +31,7 @@ public class AdminPathFilter implements ContainerRequestFilter {
         // the request URI would be built and parsed on Quarkus REST, which has no undecoded path), no allocation,
         // unless it may be the admin API's
         String relative = uri.getPath();
-        if (relative == null || (!relative.contains(INTERNAL_SEGMENT)
+        if (relative == null || (!mayName(relative, AdminSettings.INTERNAL_PATH)
                 && !(admin.enabled() && mayName(relative, admin.path())))) {
             return;
         }
