@@ -1,11 +1,9 @@
 package dev.ratelimit.jaxrs;
 
-import dev.ratelimit.cdi.LimitResolver;
+import dev.ratelimit.cdi.LimitReader;
 import dev.ratelimit.cdi.RateLimitRuntime;
-import dev.ratelimit.cdi.ResolvedLimits;
 import dev.ratelimit.core.RateLimitScope;
-import dev.ratelimit.core.engine.BoundLimits;
-import dev.ratelimit.core.engine.LimitBinder;
+import dev.ratelimit.core.engine.ScopedLimits;
 import dev.ratelimit.jaxrs.internal.AdminResource;
 import dev.ratelimit.jaxrs.internal.ApplicationLocator;
 import dev.ratelimit.jaxrs.internal.DecidingFilter;
@@ -51,25 +49,22 @@ public class RateLimitFeature implements DynamicFeature {
         Class<?> resourceClass = resourceInfo.getResourceClass();
         Method method = resourceInfo.getResourceMethod();
         if (resourceClass == null || method == null || resourceClass.getName().startsWith("org.glassfish.jersey.")
-                || LimitResolver.userClass(resourceClass) == AdminResource.class) {
+                || LimitReader.userClass(resourceClass) == AdminResource.class) {
             return; // the admin API (SPEC 19) is counted by no limit: an operator must get in during an incident
         }
         Deployment d = deployment();
         if (!d.runtime.settings().enabled()) {
             return;
         }
-        ResolvedLimits limits = LimitResolver.forResourceMethod(d.runtime.settings(), d.moduleClass,
-                LimitResolver.userClass(resourceClass), method);
-        LimitBinder binder = d.runtime.engine().binder();
-        BoundLimits transport = binder.bindResourceMethod(limits.where(), limits.declared(RateLimitScope.TRANSPORT),
-                RateLimitScope.TRANSPORT);
-        BoundLimits principal = binder.bindResourceMethod(limits.where(), limits.declared(RateLimitScope.PRINCIPAL),
-                RateLimitScope.PRINCIPAL);
+        ScopedLimits limits = d.runtime.engine().binder().bindResourceMethod(LimitReader.forResourceMethod(
+                d.runtime.settings(), d.moduleClass, LimitReader.userClass(resourceClass), method));
         // bound even without TRANSPORT limits: it makes the request's ledger, which bean limits and the
         // programmatic API join
-        context.register(DecidingFilter.of(RateLimitScope.TRANSPORT, d.runtime, method, transport), TRANSPORT_PRIORITY);
-        if (!principal.isEmpty()) {
-            context.register(DecidingFilter.of(RateLimitScope.PRINCIPAL, d.runtime, method, principal), PRINCIPAL_PRIORITY);
+        context.register(DecidingFilter.of(RateLimitScope.TRANSPORT, d.runtime, method, limits.transport()),
+                TRANSPORT_PRIORITY);
+        if (!limits.principal().isEmpty()) {
+            context.register(DecidingFilter.of(RateLimitScope.PRINCIPAL, d.runtime, method, limits.principal()),
+                    PRINCIPAL_PRIORITY);
         }
         context.register(d.refusal, DeferredRefusalFilter.PRIORITY);
         // one per method, the same instance however often the method is configured: it keeps the method's formats

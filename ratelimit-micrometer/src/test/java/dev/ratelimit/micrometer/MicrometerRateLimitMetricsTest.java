@@ -1,5 +1,7 @@
 package dev.ratelimit.micrometer;
 
+import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
+import static dev.ratelimit.core.testing.EngineFixtures.beanMethod;
 import static dev.ratelimit.core.testing.EngineFixtures.spendNow;
 import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
 import static dev.ratelimit.core.testing.EngineFixtures.failing;
@@ -18,7 +20,6 @@ import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimitStoreException;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.BoundLimits;
-import dev.ratelimit.core.engine.DeclaredLimit;
 import dev.ratelimit.core.engine.NamedLimit;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
@@ -56,7 +57,7 @@ class MicrometerRateLimitMetricsTest {
     @Test
     void allowedAndRefusedAreCountedByLimitOutcomeAndPlan() {
         RateLimitEngine engine = engine("ratelimit.plans", "gold", "ratelimit.plans.gold.limits.default.permit-limit", "10");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
 
         for (int i = 0; i < 4; i++) {
             decide(engine, limits, TestCaller.user("bob"));
@@ -72,9 +73,8 @@ class MicrometerRateLimitMetricsTest {
     @Test
     void aCallThatWaitedIsAllowedAndItsWaitIsRecordedInSecondsByLimit() {
         RateLimitEngine engine = builder(new InProcessRateLimitStore(100, clock), metrics).build();
-        BoundLimits limits = engine.binder().bind("Partner.send()", List.of(new DeclaredLimit(
-                new RateLimitPolicy("partner", 1, 8, RateLimitAlgorithm.STRICT_WINDOW), 1, "@RateLimit", 10_000,
-                RateLimitPer.APPLICATION)));
+        BoundLimits limits = engine.binder().bind(beanMethod("Partner.send()", limit(
+                new RateLimitPolicy("partner", 1, 8, RateLimitAlgorithm.STRICT_WINDOW), 10_000, RateLimitPer.APPLICATION)));
 
         assertThat(decide(engine, limits, "p").waitNanos()).isZero();
         assertThat(decide(engine, limits, "q").waitNanos()).as("one window after the end of the first step: 9 s")
@@ -97,7 +97,7 @@ class MicrometerRateLimitMetricsTest {
     void aRefusalReadsInPrometheusTextAsTheSpecificationShowsIt() {
         PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         RateLimitEngine engine = builder(new InProcessRateLimitStore(100, clock), new MicrometerRateLimitMetrics(prometheus)).build();
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 1, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 1, 60)));
 
         decide(engine, limits, "p");
         decide(engine, limits, "p");
@@ -128,7 +128,7 @@ class MicrometerRateLimitMetricsTest {
     void shadowRefusalsAndUncountedRequestsHaveTheirOwnOutcomes() {
         RateLimitEngine engine = builder(new InProcessRateLimitStore(1, clock), metrics)
                 .build(settings("ratelimit.limits.default.mode", "shadow", "ratelimit.max-tracked-partitions", "1"));
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 1, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 1, 60)));
 
         decide(engine, limits, "a");
         decide(engine, limits, "a");
@@ -143,7 +143,7 @@ class MicrometerRateLimitMetricsTest {
     @Test
     void aFailingStoreIsCountedFailedPerLimitAndTimedAsFailed() {
         RateLimitEngine engine = builder(failing(), metrics).build(settings());
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("module", 100, 60), limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("module", 100, 60), limit("default", 3, 60)));
 
         assertThatThrownBy(() -> decide(engine, limits, "p")).isInstanceOf(RateLimitStoreException.class);
 
@@ -159,7 +159,7 @@ class MicrometerRateLimitMetricsTest {
     void aStoreThatNeverAnswersIsTimedAsTimeoutAndWithAllowIsCountedFailedOnly() {
         RateLimitEngine engine = builder(silent(), metrics)
                 .build(settings("ratelimit.store.timeout-millis", "20", "ratelimit.store.on-failure", "allow"));
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
 
         RateLimitDecision letThrough = decide(engine, limits, "p");
 
@@ -178,7 +178,7 @@ class MicrometerRateLimitMetricsTest {
         InProcessRateLimitStore store = new InProcessRateLimitStore(50, clock);
         RateLimitEngine engine = builder(store, metrics).build(settings("ratelimit.max-tracked-partitions", "50"));
         metrics.counts(store::trackedCounts, store.maxTrackedPartitions());
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
         System.gc(); // the supplier is held by the gauge alone: it must survive a collection
 
         for (int i = 0; i < 7; i++) {
@@ -194,10 +194,9 @@ class MicrometerRateLimitMetricsTest {
         RateLimitEngine engine = engine("ratelimit.partition-header", "X-Api-Key", "ratelimit.plans", "gold",
                 "ratelimit.plans.gold.limits.default.permit-limit", "10",
                 "ratelimit.limits.items.permit-limit", "50", "ratelimit.limits.items.window-seconds", "60");
-        BoundLimits all = engine.binder().bindOncePerRequest("GET /todos TodoResource.all()",
-                List.of(limit("module", 100, 60), limit("default", 3, 60)));
-        BoundLimits one = engine.binder().bindOncePerRequest("GET /todos/{id} TodoResource.one(long)", List.of(limit("module", 100, 60)));
-        BoundLimits export = engine.binder().bind("ExportService.export()", List.of(limit("export", 1, 10)));
+        BoundLimits all = engine.binder().bindResourceMethod(resourceMethod("GET /todos TodoResource.all()", limit("module", 100, 60), limit("default", 3, 60))).transport();
+        BoundLimits one = engine.binder().bindResourceMethod(resourceMethod("GET /todos/{id} TodoResource.one(long)", limit("module", 100, 60))).transport();
+        BoundLimits export = engine.binder().bind(beanMethod("ExportService.export()", limit("export", 1, 10)));
         NamedLimit items = engine.binder().named("items");
         Set<Meter.Id> atDeployment = ids();
 
@@ -291,7 +290,7 @@ class MicrometerRateLimitMetricsTest {
             InProcessRateLimitStore store = new InProcessRateLimitStore(100, clock);
             RateLimitEngine engine = builder(store, none).build();
             none.counts(store::trackedCounts, store.maxTrackedPartitions());
-            BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 1, 60)));
+            BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 1, 60)));
 
             assertThat(decide(engine, limits, "p").allowed()).isTrue();
             assertThat(decide(engine, limits, "p").allowed()).isFalse();

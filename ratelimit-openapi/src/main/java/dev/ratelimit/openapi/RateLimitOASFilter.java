@@ -1,9 +1,9 @@
 package dev.ratelimit.openapi;
 
 import dev.ratelimit.cdi.RateLimitConfiguration;
-import dev.ratelimit.cdi.ResolvedLimit;
 import dev.ratelimit.core.config.AdminSettings;
 import dev.ratelimit.core.config.RateLimitSettings;
+import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.openapi.internal.document.AdminDocumentation;
 import dev.ratelimit.openapi.internal.check.IndexCheck;
 import dev.ratelimit.openapi.internal.document.EffectiveLimit;
@@ -175,10 +175,10 @@ public class RateLimitOASFilter implements OASFilter {
      * The limits of an operation behind which more than one Java method sits (one per media type,
      * say): each limit once, in order.
      */
-    private static List<ResolvedLimit> union(List<IndexedOperation> methods) {
-        Map<List<Object>, ResolvedLimit> limits = new LinkedHashMap<>();
+    private static List<LimitDeclaration> union(List<IndexedOperation> methods) {
+        Map<List<Object>, LimitDeclaration> limits = new LinkedHashMap<>();
         for (IndexedOperation method : methods) {
-            for (ResolvedLimit limit : method.limits()) {
+            for (LimitDeclaration limit : method.limits()) {
                 limits.putIfAbsent(List.of(limit.policy(), limit.cost(), limit.scope()), limit);
             }
         }

@@ -55,13 +55,16 @@ class RateLimitIndexProcessorTest {
                 Map.of("app.App", APP, "app.Orders", ORDERS, "app.Notes", NOTES));
         assertThat(result.success()).as(result.messages(Diagnostic.Kind.ERROR)).isTrue();
         assertThat(result.records()).containsExactly(
-                "ratelimit-index\t2",
-                "application\tapp.App\t/v1\tmodule;50;10;TRANSPORT;SLIDING_WINDOW;1",
-                "method\tapp.Orders\tGET\t/orders\tapp.Orders#all()\t\tdefault;3;60;TRANSPORT;SLIDING_WINDOW;1",
-                "method\tapp.Orders\tGET\t/orders/{id}\tapp.Orders#one(long)\t\t",
-                "method\tapp.Orders\tGET\t/orders/{id}/lines\tapp.Orders$Lines#all()\t\t",
-                "method\tapp.Orders\tPUT\t/orders/{id}/lines/{n}\tapp.Orders$Lines#put(int,java.lang.String[])\t\tedit;2;1;TRANSPORT;SLIDING_WINDOW;1",
-                "method\tapp.Orders\tGET\t/orders/{id}/notes\tapp.Notes#all()\tnotes;7;70;TRANSPORT;SLIDING_WINDOW;1\t");
+                "ratelimit-index\t3",
+                "application\tapp.App\t/v1\t" + limit("App", "module", 50, 10),
+                "method\tapp.Orders\tGET\t/orders\tapp.Orders#all()\t\t" + limit("Orders.all()", "default", 3, 60)
+                        + "\tOrders.all()",
+                "method\tapp.Orders\tGET\t/orders/{id}\tapp.Orders#one(long)\t\t\tOrders.one(long)",
+                "method\tapp.Orders\tGET\t/orders/{id}/lines\tapp.Orders$Lines#all()\t\t\tLines.all()",
+                "method\tapp.Orders\tPUT\t/orders/{id}/lines/{n}\tapp.Orders$Lines#put(int,java.lang.String[])\t\t"
+                        + limit("Lines.put(int, String[])", "edit", 2, 1) + "\tLines.put(int, String[])",
+                "method\tapp.Orders\tGET\t/orders/{id}/notes\tapp.Notes#all()\t" + limit("Notes", "notes", 7, 70)
+                        + "\t\tNotes.all()");
     }
 
     @Test
@@ -92,10 +95,11 @@ class RateLimitIndexProcessorTest {
                         """));
         assertThat(result.success()).as(result.messages(Diagnostic.Kind.ERROR)).isTrue();
         assertThat(result.records()).containsExactly(
-                "ratelimit-index\t2",
-                "method\tapp.Things\tGET\t/things\tapp.Things#list()\t\tlist;9;9;TRANSPORT;SLIDING_WINDOW;1",
-                "method\tapp.Things\tPOST\t/things\tapp.Things#create(java.lang.String)\t\t",
-                "method\tapp.Things\tDELETE\t/things/{id}\tapp.Things#remove(java.lang.String)\t\t");
+                "ratelimit-index\t3",
+                "method\tapp.Things\tGET\t/things\tapp.Things#list()\t\t" + limit("Things.list()", "list", 9, 9)
+                        + "\tThings.list()",
+                "method\tapp.Things\tPOST\t/things\tapp.Things#create(java.lang.String)\t\t\tThings.create(String)",
+                "method\tapp.Things\tDELETE\t/things/{id}\tapp.Things#remove(java.lang.String)\t\t\tThings.remove(String)");
     }
 
     @Test
@@ -116,9 +120,11 @@ class RateLimitIndexProcessorTest {
                 """));
         assertThat(result.success()).as(result.messages(Diagnostic.Kind.ERROR)).isTrue();
         assertThat(result.records()).containsExactly(
-                "ratelimit-index\t2",
-                "method\tapp.Reports\tGET\t/reports\tapp.Reports#report()\tapi;20;60;TRANSPORT;TOKEN_BUCKET;1"
-                        + "\treports;10;60;PRINCIPAL;STRICT_WINDOW;4");
+                "ratelimit-index\t3",
+                "method\tapp.Reports\tGET\t/reports\tapp.Reports#report()\t"
+                        + limit("Reports", "api", 20, 60, "TRANSPORT", "TOKEN_BUCKET", 1) + "\t"
+                        + limit("Reports.report()", "reports", 10, 60, "PRINCIPAL", "STRICT_WINDOW", 4)
+                        + "\tReports.report()");
     }
 
     @Test
@@ -158,14 +164,14 @@ class RateLimitIndexProcessorTest {
     }
 
     @Test
-    void anIndexOfFormatVersion1FromAnEarlierBuildIsReadAndRewrittenInVersion2(@TempDir Path out) throws Exception {
+    void anIndexOfFormatVersion1FromAnEarlierBuildIsReadAndRewrittenInTheCurrentVersion(@TempDir Path out) throws Exception {
         Path index = out.resolve("META-INF/ratelimit/resource-methods.idx");
         Files.createDirectories(index.getParent());
         Files.writeString(index, "ratelimit-index\t1\napplication\tapp.App\t/v1\tmodule;50;10;TRANSPORT\n");
         Result result = TestCompiler.compile(out, Processing.DOCUMENTED_LINE, Map.of("app.App", APP));
         assertThat(result.success()).as(result.messages(Diagnostic.Kind.ERROR)).isTrue();
-        assertThat(result.records()).containsExactly("ratelimit-index\t2",
-                "application\tapp.App\t/v1\tmodule;50;10;TRANSPORT;SLIDING_WINDOW;1");
+        assertThat(result.records()).containsExactly("ratelimit-index\t3",
+                "application\tapp.App\t/v1\t" + limit("App", "module", 50, 10));
     }
 
     @Test
@@ -202,11 +208,13 @@ class RateLimitIndexProcessorTest {
                 """));
         assertThat(partial.success()).as(partial.messages(Diagnostic.Kind.ERROR)).isTrue();
         assertThat(partial.records()).contains(
-                "application\tapp.App\t/v1\tmodule;50;10;TRANSPORT;SLIDING_WINDOW;1",
-                "method\tapp.Orders\tGET\t/orders\tapp.Orders#all()\t\tdefault;3;60;TRANSPORT;SLIDING_WINDOW;1",
+                "application\tapp.App\t/v1\t" + limit("App", "module", 50, 10),
+                "method\tapp.Orders\tGET\t/orders\tapp.Orders#all()\t\t" + limit("Orders.all()", "default", 3, 60)
+                        + "\tOrders.all()",
                 // Orders was not compiled again: its locator is followed from its class file to the new Notes
-                "method\tapp.Orders\tGET\t/orders/{id}/notes\tapp.Notes#all()\tnotes;8;80;TRANSPORT;SLIDING_WINDOW;1\t",
-                "method\tapp.Notes\tGET\t/notes\tapp.Notes#all()\tnotes;8;80;TRANSPORT;SLIDING_WINDOW;1\t");
+                "method\tapp.Orders\tGET\t/orders/{id}/notes\tapp.Notes#all()\t" + limit("Notes", "notes", 8, 80)
+                        + "\t\tNotes.all()",
+                "method\tapp.Notes\tGET\t/notes\tapp.Notes#all()\t" + limit("Notes", "notes", 8, 80) + "\t\tNotes.all()");
     }
 
     @Test
@@ -243,5 +251,17 @@ class RateLimitIndexProcessorTest {
         // the test sources compile with <proc>full</proc> (see the pom), on whatever JDK runs the build
         Path index = Path.of(RateLimitIndexProcessorTest.class.getResource("/META-INF/ratelimit/resource-methods.idx").toURI());
         assertThat(Files.readString(index)).contains("application\tdev.ratelimit.openapi.testapp.ShopApplication\t/api");
+    }
+
+    /** A limit as the index serialises it: every member, then its place (its commas escaped). */
+    private static String limit(String place, String name, int permitLimit, int windowSeconds) {
+        return limit(place, name, permitLimit, windowSeconds, "TRANSPORT", "SLIDING_WINDOW", 1);
+    }
+
+    private static String limit(String place, String name, int permitLimit, int windowSeconds, String scope,
+                                String algorithm, int cost) {
+        return "name=" + name + ";permitLimit=" + permitLimit + ";windowSeconds=" + windowSeconds + ";scope=" + scope
+                + ";algorithm=" + algorithm + ";cost=" + cost + ";maxWaitMillis=0;per=CALLER;place="
+                + place.replace(",", "%2c");
     }
 }

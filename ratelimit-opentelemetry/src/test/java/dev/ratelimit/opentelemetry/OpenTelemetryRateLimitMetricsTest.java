@@ -1,5 +1,7 @@
 package dev.ratelimit.opentelemetry;
 
+import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
+import static dev.ratelimit.core.testing.EngineFixtures.beanMethod;
 import static dev.ratelimit.core.testing.EngineFixtures.spendNow;
 import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
 import static dev.ratelimit.core.testing.EngineFixtures.failing;
@@ -16,7 +18,6 @@ import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStoreException;
 import dev.ratelimit.core.engine.BoundLimits;
-import dev.ratelimit.core.engine.DeclaredLimit;
 import dev.ratelimit.core.engine.NamedLimit;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
@@ -69,7 +70,7 @@ class OpenTelemetryRateLimitMetricsTest {
     @Test
     void allowedAndRefusedAreCountedByLimitOutcomeAndPlan() {
         RateLimitEngine engine = engine("ratelimit.plans", "gold", "ratelimit.plans.gold.limits.default.permit-limit", "10");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
 
         for (int i = 0; i < 4; i++) {
             decide(engine, limits, TestCaller.user("bob"));
@@ -88,7 +89,7 @@ class OpenTelemetryRateLimitMetricsTest {
         RateLimitEngine engine = RateLimitEngine.builder(settings("ratelimit.max-tracked-partitions", "50"), store)
                 .metrics(metrics).clock(clock).build();
         metrics.counts(store::trackedCounts, store.maxTrackedPartitions());
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
         for (int i = 0; i < 7; i++) {
             decide(engine, limits, "partition-" + i);
         }
@@ -123,9 +124,8 @@ class OpenTelemetryRateLimitMetricsTest {
     @Test
     void aCallThatWaitedIsAllowedAndItsWaitIsAHistogramInSecondsByLimit() {
         RateLimitEngine engine = engine();
-        BoundLimits limits = engine.binder().bind("Partner.send()", List.of(new DeclaredLimit(
-                new RateLimitPolicy("partner", 1, 8, RateLimitAlgorithm.STRICT_WINDOW), 1, "@RateLimit", 10_000,
-                RateLimitPer.APPLICATION)));
+        BoundLimits limits = engine.binder().bind(beanMethod("Partner.send()", limit(
+                new RateLimitPolicy("partner", 1, 8, RateLimitAlgorithm.STRICT_WINDOW), 10_000, RateLimitPer.APPLICATION)));
 
         decide(engine, limits, "p");
         assertThat(decide(engine, limits, "q").waitNanos()).isEqualTo(9_000_000_000L);
@@ -146,7 +146,7 @@ class OpenTelemetryRateLimitMetricsTest {
         RateLimitEngine engine = RateLimitEngine.builder(
                 settings("ratelimit.limits.default.mode", "shadow", "ratelimit.max-tracked-partitions", "1"),
                 new InProcessRateLimitStore(1, clock)).metrics(metrics).clock(clock).build();
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 1, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 1, 60)));
 
         decide(engine, limits, "a");
         decide(engine, limits, "a");
@@ -161,7 +161,7 @@ class OpenTelemetryRateLimitMetricsTest {
     @Test
     void aFailingStoreIsCountedFailedPerLimitAndTimedAsFailed() {
         RateLimitEngine engine = RateLimitEngine.builder(settings(), failing()).metrics(metrics).build();
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("module", 100, 60), limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("module", 100, 60), limit("default", 3, 60)));
 
         assertThatThrownBy(() -> decide(engine, limits, "p")).isInstanceOf(RateLimitStoreException.class);
 
@@ -175,7 +175,7 @@ class OpenTelemetryRateLimitMetricsTest {
         RateLimitEngine engine = RateLimitEngine.builder(
                 settings("ratelimit.store.timeout-millis", "20", "ratelimit.store.on-failure", "allow"), silent())
                 .metrics(metrics).build();
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
 
         assertThat(decide(engine, limits, "p").allowed()).isTrue();
 
@@ -190,10 +190,9 @@ class OpenTelemetryRateLimitMetricsTest {
         RateLimitEngine engine = engine("ratelimit.partition-header", "X-Api-Key", "ratelimit.plans", "gold",
                 "ratelimit.plans.gold.limits.default.permit-limit", "10",
                 "ratelimit.limits.items.permit-limit", "50", "ratelimit.limits.items.window-seconds", "60");
-        BoundLimits all = engine.binder().bindOncePerRequest("GET /todos TodoResource.all()",
-                List.of(limit("module", 100, 60), limit("default", 3, 60)));
-        BoundLimits one = engine.binder().bindOncePerRequest("GET /todos/{id} TodoResource.one(long)", List.of(limit("module", 100, 60)));
-        BoundLimits export = engine.binder().bind("ExportService.export()", List.of(limit("export", 1, 10)));
+        BoundLimits all = engine.binder().bindResourceMethod(resourceMethod("GET /todos TodoResource.all()", limit("module", 100, 60), limit("default", 3, 60))).transport();
+        BoundLimits one = engine.binder().bindResourceMethod(resourceMethod("GET /todos/{id} TodoResource.one(long)", limit("module", 100, 60))).transport();
+        BoundLimits export = engine.binder().bind(beanMethod("ExportService.export()", limit("export", 1, 10)));
         NamedLimit items = engine.binder().named("items");
 
         Set<String> seen = new HashSet<>();

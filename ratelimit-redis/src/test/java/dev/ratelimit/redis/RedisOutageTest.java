@@ -1,5 +1,7 @@
 package dev.ratelimit.redis;
 
+import static dev.ratelimit.core.testing.EngineFixtures.limit;
+import static dev.ratelimit.core.testing.EngineFixtures.beanMethod;
 import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -15,7 +17,6 @@ import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.core.RateLimitStoreException;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.BoundLimits;
-import dev.ratelimit.core.engine.DeclaredLimit;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import dev.ratelimit.redis.internal.RedisKeys;
@@ -216,8 +217,7 @@ class RedisOutageTest {
                 .timeout(Duration.ofMillis(parsed.timeoutMillis())).keyPrefix("outage-" + mode + ":").build();
         stores.add(store);
         RateLimitEngine engine = RateLimitEngine.builder(parsed, store).build();
-        BoundLimits limits = engine.binder().bind("RedisOutageTest." + mode + "()",
-                List.of(new DeclaredLimit(LIMIT, 1, "@RateLimit on RedisOutageTest")));
+        BoundLimits limits = engine.binder().bind(beanMethod("RedisOutageTest." + mode + "()", limit(LIMIT, 1)));
         return new Guarded(mode, store, engine, limits);
     }
 

@@ -1,5 +1,9 @@
 package dev.ratelimit.benchmarks.support;
 
+import dev.ratelimit.core.declaration.MethodDeclarations;
+import dev.ratelimit.core.declaration.LimitResolver;
+import dev.ratelimit.core.declaration.LimitDeclaration;
+import dev.ratelimit.core.declaration.DeclaredOn;
 import dev.ratelimit.benchmarks.peers.Peers;
 import dev.ratelimit.core.CountKey;
 import dev.ratelimit.core.RateLimitAlgorithm;
@@ -10,7 +14,6 @@ import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.DecisionStages;
-import dev.ratelimit.core.engine.DeclaredLimit;
 import dev.ratelimit.core.engine.NamedLimit;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
@@ -73,10 +76,10 @@ public final class Ours {
 
     /** {@code policies} bound as the limits of one call site, each of cost 1. */
     public static BoundLimits bind(RateLimitEngine engine, String where, RateLimitPolicy... policies) {
-        List<DeclaredLimit> declared = new ArrayList<>();
+        List<LimitDeclaration> declared = new ArrayList<>();
         for (RateLimitPolicy policy : policies) {
-            declared.add(new DeclaredLimit(policy, 1, "@RateLimit on " + where));
+            declared.add(LimitDeclaration.builder(DeclaredOn.METHOD, where).policy(policy).build());
         }
-        return engine.binder().bind(where, declared);
+        return engine.binder().bind(LimitResolver.resolve(null, MethodDeclarations.beanMethod(where, List.of(), declared)));
     }
 }

@@ -1,5 +1,9 @@
 package dev.ratelimit.benchmarks.waiting;
 
+import dev.ratelimit.core.declaration.MethodDeclarations;
+import dev.ratelimit.core.declaration.LimitResolver;
+import dev.ratelimit.core.declaration.LimitDeclaration;
+import dev.ratelimit.core.declaration.DeclaredOn;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitPer;
@@ -7,7 +11,6 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.DecisionStages;
-import dev.ratelimit.core.engine.DeclaredLimit;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import dev.ratelimit.core.engine.Waits;
@@ -81,8 +84,10 @@ public final class WaitingCallers {
             throws InterruptedException {
         RateLimitEngine engine = RateLimitEngine.builder(RateLimitSettings.of(Map.of()), new InProcessRateLimitStore())
                 .build();
-        BoundLimits limits = engine.binder().bind("Partner.send()", List.of(new DeclaredLimit(
-                new RateLimitPolicy("partner", rate, 1, algorithm), 1, "@RateLimit", 60_000, RateLimitPer.APPLICATION)));
+        BoundLimits limits = engine.binder().bind(LimitResolver.resolve(null, MethodDeclarations.beanMethod(
+                "Partner.send()", List.of(), List.of(LimitDeclaration.builder(DeclaredOn.METHOD, "Partner.send()")
+                        .policy(new RateLimitPolicy("partner", rate, 1, algorithm)).maxWaitMillis(60_000)
+                        .per(RateLimitPer.APPLICATION).build()))));
         ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
         long start = System.nanoTime();
         long measureFrom = start + warmup * SECOND;

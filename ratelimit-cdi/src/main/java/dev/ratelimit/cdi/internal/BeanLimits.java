@@ -1,9 +1,8 @@
 package dev.ratelimit.cdi.internal;
 
-import dev.ratelimit.cdi.LimitResolver;
+import dev.ratelimit.cdi.LimitReader;
 import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.cdi.RequestLedgers;
-import dev.ratelimit.cdi.ResolvedLimits;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitExceededException;
 import dev.ratelimit.core.engine.BoundLimits;
@@ -62,8 +61,7 @@ public class BeanLimits {
     }
 
     private Guarded bound(Class<?> beanClass, Method method) {
-        ResolvedLimits resolved = LimitResolver.forBeanMethod(beanClass, method);
-        BoundLimits limits = engine.binder().bind(resolved.where(), resolved.declared());
+        BoundLimits limits = engine.binder().bind(LimitReader.forBeanMethod(beanClass, method));
         return new Guarded(limits, Results.of(method.getReturnType()));
     }
 
@@ -83,8 +81,8 @@ public class BeanLimits {
         Method method = invocation.getMethod();
         Guarded guarded = methods.get(method);
         if (guarded == null) {
-            Method declared = LimitResolver.declaredMethod(method);
-            guarded = methods.computeIfAbsent(method, m -> bound(LimitResolver.userClass(declared.getDeclaringClass()),
+            Method declared = LimitReader.declaredMethod(method);
+            guarded = methods.computeIfAbsent(method, m -> bound(LimitReader.userClass(declared.getDeclaringClass()),
                     declared));
         }
         if (guarded.limits.isEmpty()) {

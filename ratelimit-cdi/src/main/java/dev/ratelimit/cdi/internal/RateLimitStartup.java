@@ -1,10 +1,10 @@
 package dev.ratelimit.cdi.internal;
 
-import dev.ratelimit.cdi.LimitResolver;
+import dev.ratelimit.cdi.LimitReader;
 import dev.ratelimit.cdi.LimitedBeanClasses;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.BoundLimits;
-import dev.ratelimit.core.engine.DeclaredLimit;
+import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
@@ -54,14 +54,14 @@ public class RateLimitStartup {
         Set<Class<?>> seen = new HashSet<>();
         Set<String> known = limitedBeanClasses.isResolvable() ? limitedBeanClasses.get().names() : null;
         for (Bean<?> bean : beanManager.getBeans(Object.class, Any.Literal.INSTANCE)) {
-            Class<?> type = LimitResolver.userClass(bean.getBeanClass());
+            Class<?> type = LimitReader.userClass(bean.getBeanClass());
             if (!seen.add(type) || type.getName().startsWith("dev.ratelimit.cdi.")
                     || (known != null && !known.contains(type.getName()))) {
                 continue; // reflecting on a class is what start-up time goes to: only those that can declare limits
             }
-            boolean classLimited = LimitResolver.isAnnotated(type);
+            boolean classLimited = LimitReader.isAnnotated(type);
             for (Method method : type.getDeclaredMethods()) {
-                if ((classLimited || LimitResolver.isAnnotated(method)) && isBusinessMethod(method)) {
+                if ((classLimited || LimitReader.isAnnotated(method)) && isBusinessMethod(method)) {
                     BoundLimits bound = beans.bind(type, method).limits();
                     limited.put(bound.where(), bound);
                 }
@@ -85,7 +85,7 @@ public class RateLimitStartup {
         limited.forEach((where, bound) -> methods.add(where + " " + bound.describe()));
         return "ratelimit: " + engine.binder().summary()
                 + "; global limit " + (settings.global() == null ? "(none)"
-                        : engine.binder().describe(List.of(new DeclaredLimit(settings.global(), 1, "ratelimit.global.*")))
+                        : engine.binder().describe(List.of(LimitDeclaration.global(settings)))
                                 + " " + settings.globalScope())
                 + "; limited CDI methods (Jakarta REST resource methods are bound as the application deploys): "
                 + methods;

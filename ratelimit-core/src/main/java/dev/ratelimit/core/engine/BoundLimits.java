@@ -1,6 +1,7 @@
 package dev.ratelimit.core.engine;
 
 import dev.ratelimit.core.RateLimitScope;
+import dev.ratelimit.core.declaration.LimitDeclaration;
 import java.util.List;
 
 /**
@@ -23,7 +24,7 @@ public final class BoundLimits {
     }
 
     private final String where;
-    private final List<DeclaredLimit> declared;
+    private final List<LimitDeclaration> declared;
     private final int index;
     private final Use use;
     private final RateLimitScope scope;
@@ -31,7 +32,7 @@ public final class BoundLimits {
     private final boolean empty;
     private final boolean oncePerRequest;
 
-    BoundLimits(String where, List<DeclaredLimit> declared, int index, Use use, RateLimitScope scope,
+    BoundLimits(String where, List<LimitDeclaration> declared, int index, Use use, RateLimitScope scope,
                 String description, boolean empty, boolean oncePerRequest) {
         this.where = where;
         this.declared = List.copyOf(declared);
@@ -67,7 +68,7 @@ public final class BoundLimits {
     }
 
     /** The limits as declared (for a resource method, the global limit of the configuration read at start-up too). */
-    List<DeclaredLimit> declared() {
+    List<LimitDeclaration> declared() {
         return declared;
     }
 

@@ -1,80 +1,57 @@
 package dev.ratelimit.core.engine;
 
-import dev.ratelimit.core.CountKey;
 import dev.ratelimit.core.InvalidRateLimitException;
-import dev.ratelimit.core.LimitRules;
-import dev.ratelimit.core.RateLimitMode;
 import dev.ratelimit.core.RateLimitPer;
-import dev.ratelimit.core.RateLimitPolicy;
-import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitPlanResolver;
-import dev.ratelimit.core.RateLimitRequest.Kind;
+import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitScope;
-import dev.ratelimit.core.address.PartitionSource;
-import dev.ratelimit.core.config.LimitValues;
 import dev.ratelimit.core.config.Plan;
 import dev.ratelimit.core.config.RateLimitSettings;
-import dev.ratelimit.core.config.RateLimitSettings.Effective;
+import dev.ratelimit.core.declaration.DeclaredOn;
+import dev.ratelimit.core.declaration.LimitDeclaration;
+import dev.ratelimit.core.declaration.ResolvedLimits;
 import dev.ratelimit.core.metrics.RateLimitMetrics;
-import dev.ratelimit.core.metrics.RateLimitMetrics.Counter;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
-import java.util.StringJoiner;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * Deployment: binds the limits of each call site once, before any request (configuration overrides, modes
- * and plans applied; each (name, plan) bound to the store and to its metric counters), validates what only
- * the configuration can make invalid (a cost above an overridden limit, one name with two algorithms), and
- * writes the start-up text. What it makes ({@link BoundLimits}, {@link NamedLimit}) is all the request path
- * ({@link RateLimitEngine}) needs: a call looks nothing up by name.
+ * Deployment: binds the limits of each call site once, before any request, in the configuration in force
+ * (overrides, modes and plans applied; each (name, plan) bound to the store and its metric counters by
+ * {@link CountBindings}), and binds every call site again in each configuration that live values put in force.
+ * Validates what only the configuration can make invalid (a cost above an overridden limit, a wait on a resource
+ * method, one name with two algorithms or two {@code per}). What it makes ({@link BoundLimits}, {@link ScopedLimits},
+ * {@link NamedLimit}, {@link LiveLimits}) is all the request path ({@link RateLimitEngine}) needs: a call looks
+ * nothing up by name. It binds limits that {@link dev.ratelimit.core.declaration.LimitResolver} resolved, never
+ * declarations it would have to order itself.
  *
- * <p>Thread-safe: every method that binds or reads what was bound holds {@code this}; {@code named} is read
- * without it first (made once per name, then only read).
+ * <p>Thread-safe: every method that binds or reads what was bound holds {@code this}, which also guards
+ * {@link #names}, {@link #counts} and {@link #sites}; {@code named} is read without it first (made once per name,
+ * then only read).
  */
 public final class LimitBinder {
 
     private static final System.Logger LOG = System.getLogger("dev.ratelimit");
 
-    /** The origin of the global limit's declaration ({@code ratelimit.global.*}). */
-    static final String GLOBAL_ORIGIN = "ratelimit.global.*";
-
     /** The engine binding through this binder (a request's ledger reaches it through the configuration it read). */
     private final RateLimitEngine engine;
+    /** The settings the application started with. */
     private final RateLimitSettings settings;
     private final GuardedStore store;
-    private final RateLimitMetrics metrics;
-    private final LongSupplier clock;
-    /** True when the configuration may change while the application runs (SPEC 19): a limit off now may apply later. */
+    /** True when the configuration may change while the application runs: a limit off now may apply later. */
     private final boolean refreshing;
     /** The application's own plan resolver, or null: then each configuration's {@link RolePlanResolver}. */
     private final RateLimitPlanResolver customResolver;
-    /** Guarded by this: the first declaration of each name. */
-    private final Map<String, Declaration> declarations = new LinkedHashMap<>();
-    /** Guarded by this: where each name is declared, for the admin API. */
-    private final Map<String, Set<String>> declaredOn = new TreeMap<>();
-    private final Set<String> sizeWarnings = new HashSet<>();
-    private final Map<String, ShadowLog> shadowLogs = new HashMap<>();
-    /** Guarded by this: per name or name/plan, its metric counters, bound once. */
-    private final Map<String, Counter[]> counters = new HashMap<>();
-    /** Guarded by this: per name, the partitions it refused most. */
-    private final Map<String, RefusalSummary> refusals = new HashMap<>();
-    /** Guarded by this: per name, how long calls waited for its permits; made when a call site that may wait binds it. */
-    private final Map<String, RateLimitMetrics.Timer> waitTimers = new HashMap<>();
-    /** Guarded by this: per name/plan, algorithm and whose count, its count key and the store's handle. */
-    private final Map<String, Object[]> countKeys = new HashMap<>();
-    /** Guarded by this: every call site with something to decide, by {@link BoundLimits#index}. */
+    private final DeclaredNames names = new DeclaredNames();
+    private final CountBindings counts;
+    private final CallSiteBinder callSites;
+    /** Every call site with something to decide, by {@link BoundLimits#index}. */
     private final List<BoundLimits> sites = new ArrayList<>();
     private final ConcurrentHashMap<String, NamedLimit> named = new ConcurrentHashMap<>();
     /** The configuration in force, with every call site bound in it: written under this, read by every request. */
@@ -85,8 +62,8 @@ public final class LimitBinder {
         this.engine = engine;
         this.settings = settings;
         this.store = store;
-        this.metrics = metrics;
-        this.clock = clock;
+        this.counts = new CountBindings(store, metrics, clock);
+        this.callSites = new CallSiteBinder(counts);
         this.refreshing = refreshing && settings.enabled();
         this.customResolver = customResolver;
         this.live = new LiveLimits(engine, 0, settings, new PlanIndex(settings.plans()), roles(settings),
@@ -104,149 +81,60 @@ public final class LimitBinder {
     }
 
     /**
-     * Binds the limits of one call site: applies {@code ratelimit.limits.*}, the modes and the plans, and binds
-     * each (name, plan) to the store and the metrics. They are decided on every call of the call site: a bean
-     * method's limits spend once per invocation, twice in a request that calls it twice.
+     * Binds the limits of a call site decided on every call (a CDI bean method, a client interface method): a
+     * method called twice in a request spends twice.
      *
-     * @param where  the call site, as messages name it
-     * @param limits the declared limits in order (global, module, class, method); distinct names
-     * @throws InvalidRateLimitException when a cost exceeds its limit after configuration, or limits sharing a
-     *                                   name have different algorithms; the message names both
+     * @param limits what the resolver made of the method's declarations
+     * @throws InvalidRateLimitException naming the call site and the value: when the limits have a problem
+     *                                   ({@link ResolvedLimits#orThrow}), a cost exceeds its limit after
+     *                                   configuration, or limits sharing a name disagree on their algorithm or
+     *                                   {@code per} (the message names both)
      */
-    public BoundLimits bind(String where, List<DeclaredLimit> limits) {
-        return bind(where, limits, false, null);
+    public BoundLimits bind(ResolvedLimits limits) {
+        return bind(limits.orThrow().where(), limits.limits(), false, null);
     }
 
     /**
-     * {@link #bind}, for the limits of a request's resource method in one scope: decided at most once per
-     * request, however often a container runs the filter that decides them (exactly once: SPEC 3).
+     * Binds a resource method's limits, one call site per scope, each decided at most once per request however often
+     * a container runs the filter that decides it (exactly once). The global limit of each configuration joins its
+     * scope: it may be set, changed or removed while the application runs.
+     *
+     * @throws InvalidRateLimitException as {@link #bind}, and when a limit of the method may wait
      */
-    public BoundLimits bindOncePerRequest(String where, List<DeclaredLimit> limits) {
-        return bind(where, limits, true, null);
+    public ScopedLimits bindResourceMethod(ResolvedLimits limits) {
+        limits.orThrow();
+        return new ScopedLimits(
+                bind(limits.where(), limits.inScope(RateLimitScope.TRANSPORT), true, RateLimitScope.TRANSPORT),
+                bind(limits.where(), limits.inScope(RateLimitScope.PRINCIPAL), true, RateLimitScope.PRINCIPAL));
     }
 
     /**
-     * {@link #bindOncePerRequest}, knowing the scope: with live values (SPEC 19), the global limit
-     * ({@code ratelimit.global.*}) of each configuration joins the limits of its scope, so that it can be set,
-     * changed or removed while the application runs.
+     * @param oncePerRequest true for a resource method's limits: decided at most once per request
+     * @param scope          a resource method's scope, which the global limit of each configuration joins; else null
      */
-    public BoundLimits bindResourceMethod(String where, List<DeclaredLimit> limits, RateLimitScope scope) {
-        return bind(where, limits, true, scope);
-    }
-
-    private synchronized BoundLimits bind(String where, List<DeclaredLimit> limits, boolean oncePerRequest,
+    private synchronized BoundLimits bind(String where, List<LimitDeclaration> limits, boolean oncePerRequest,
                                           RateLimitScope scope) {
         boolean globalMayJoin = refreshing && scope != null && scope == settings.globalScope();
         if (!settings.enabled() || (limits.isEmpty() && !globalMayJoin)) {
-            for (DeclaredLimit declared : limits) {
-                declarations.putIfAbsent(declared.policy().name(),
-                        new Declaration(declared.policy(), declared.policy(), where, declared.per()));
+            for (LimitDeclaration declared : limits) {
+                names.declareUnbound(where, declared.policy(), declared.per());
             }
             return new BoundLimits(where, limits, -1, BoundLimits.Use.CALL_SITE, scope,
                     limits.isEmpty() ? "(none)" : "(ratelimit.enabled=false)", true, oncePerRequest);
         }
         LiveLimits now = live;
         Map<String, BoundKey> keys = new HashMap<>(now.keys);
-        LiveLimits.Site site = site(now.settings, now.plans, limits, scope, BoundLimits.Use.CALL_SITE, oncePerRequest,
-                where, keys);
-        for (DeclaredLimit declared : limits) {
-            declare(where, declared.policy(), now.settings.effective(declared.policy(), null).policy(),
-                    per(now.settings, declared));
+        LiveLimits.Site site = callSites.bind(now.settings, now.plans, limits, scope, BoundLimits.Use.CALL_SITE,
+                oncePerRequest, where, keys);
+        for (LimitDeclaration declared : limits) {
+            names.declare(where, declared.policy(), now.settings.effective(declared.policy(), null).policy(),
+                    CallSiteBinder.per(now.settings, declared));
         }
         BoundLimits bound = new BoundLimits(where, limits, sites.size(), BoundLimits.Use.CALL_SITE, scope,
                 describe(limits), site.empty && !refreshing, oncePerRequest);
         sites.add(bound);
         live = now.with(site, keys);
         return bound;
-    }
-
-    /**
-     * What the store is asked for one call site in one configuration, per plan. Binds each (name, plan) into
-     * {@code keys} the first time this configuration meets it.
-     */
-    private LiveLimits.Site site(RateLimitSettings settings, PlanIndex plans, List<DeclaredLimit> declaredLimits,
-                                 RateLimitScope scope, BoundLimits.Use use, boolean oncePerRequest, String where,
-                                 Map<String, BoundKey> keys) {
-        List<DeclaredLimit> limits = withGlobal(settings, declaredLimits, scope);
-        long[] maxWaitNanos = new long[limits.size()];
-        RateLimitPer[] per = new RateLimitPer[limits.size()];
-        for (int i = 0; i < limits.size(); i++) {
-            DeclaredLimit declared = limits.get(i);
-            LimitValues configured = settings.limit(declared.policy().name());
-            long maxWait = use != BoundLimits.Use.CALL_SITE ? 0 // the programmatic API never waits
-                    : configured.maxWaitMillis() != null ? configured.maxWaitMillis() : declared.maxWaitMillis();
-            if (oncePerRequest && maxWait > 0) {
-                throw new InvalidRateLimitException(declared.origin() + " on " + where + ": " + LimitRules.resourceMethodWaits(
-                        declared.policy().name(), configured.maxWaitMillis() != null ? RateLimitSettings.LIMITS
-                                + declared.policy().name() + "." + RateLimitSettings.MAX_WAIT_MILLIS : "maxWaitMillis", maxWait));
-            }
-            maxWaitNanos[i] = TimeUnit.MILLISECONDS.toNanos(maxWait);
-            per[i] = per(settings, declared);
-        }
-        RateLimitRequest[] byPlan = new RateLimitRequest[plans.size()];
-        BoundKey[][] keysByPlan = new BoundKey[plans.size()][];
-        for (int p = 0; p < plans.size() && settings.enabled(); p++) {
-            Plan plan = plans.get(p);
-            RateLimitRequest.Builder request = RateLimitRequest.builder();
-            ArrayList<BoundKey> bound = new ArrayList<>(limits.size());
-            for (int i = 0; i < limits.size(); i++) {
-                DeclaredLimit declared = limits.get(i);
-                Effective effective = settings.effective(declared.policy(), plan);
-                if (effective.mode() == RateLimitMode.OFF) {
-                    continue;
-                }
-                RateLimitPolicy policy = effective.policy();
-                if (use == BoundLimits.Use.CALL_SITE) {
-                    String costError = LimitRules.costError(declared.cost(), policy.permitLimit(),
-                            (plan == null ? "" : " for the plan \"" + plan.name() + "\"") + ", after configuration");
-                    if (costError != null) {
-                        throw new InvalidRateLimitException(declared.origin() + " on " + where + ": " + costError);
-                    }
-                }
-                BoundKey key = key(settings, keys, policy, plan, effective.mode(), where, per[i]);
-                Kind kind = use == BoundLimits.Use.CHARGE ? Kind.CHARGE
-                        : effective.mode() == RateLimitMode.SHADOW ? Kind.SHADOW : Kind.ACQUIRE;
-                long maxWait = kind == Kind.ACQUIRE ? maxWaitNanos[i] : 0; // a shadow limit never holds a call back
-                if (maxWait > 0) {
-                    key.mayWait(waitTimers.computeIfAbsent(policy.name(), metrics::waited));
-                }
-                request.add(key.handle, key.key, policy, use == BoundLimits.Use.CALL_SITE ? declared.cost() : 1, kind,
-                        maxWait).tag(key.tag);
-                bound.add(key);
-            }
-            if (!bound.isEmpty()) {
-                byPlan[p] = request.build();
-                keysByPlan[p] = bound.toArray(new BoundKey[0]);
-            }
-        }
-        return new LiveLimits.Site(byPlan, keysByPlan);
-    }
-
-    /**
-     * A resource method's limits of one scope with the global limit of {@code settings} in first place (when set,
-     * and of that scope) instead of the one it was declared with; other call sites' limits as declared.
-     */
-    /** Whose count a declared limit spends from in {@code settings}: {@code ratelimit.limits.<name>.per} wins. */
-    private static RateLimitPer per(RateLimitSettings settings, DeclaredLimit declared) {
-        RateLimitPer configured = settings.limit(declared.policy().name()).per();
-        return configured != null ? configured : declared.per();
-    }
-
-    private static List<DeclaredLimit> withGlobal(RateLimitSettings settings, List<DeclaredLimit> limits,
-                                                  RateLimitScope scope) {
-        if (scope == null) {
-            return limits;
-        }
-        List<DeclaredLimit> all = new ArrayList<>(limits.size() + 1);
-        if (settings.global() != null && settings.globalScope() == scope) {
-            all.add(new DeclaredLimit(settings.global(), 1, GLOBAL_ORIGIN));
-        }
-        for (DeclaredLimit declared : limits) {
-            if (!GLOBAL_ORIGIN.equals(declared.origin())) {
-                all.add(declared);
-            }
-        }
-        return all;
     }
 
     /**
@@ -275,16 +163,16 @@ public final class LimitBinder {
             }
             RateLimitPer per = namedPer(now.settings, name);
             if (now.settings.configuredLimit(name) != null) {
-                declare("configuration (" + RateLimitSettings.LIMITS + name + ".*)", policy, policy, per);
+                names.declare("configuration (" + RateLimitSettings.LIMITS + name + ".*)", policy, policy, per);
             }
             String where = "the programmatic API (\"" + name + "\")";
-            List<DeclaredLimit> declared = List.of(new DeclaredLimit(policy, 1, where, 0, per));
+            List<LimitDeclaration> declared = List.of(namedDeclaration(where, policy, per));
             String description = describe(declared);
             Map<String, BoundKey> keys = new HashMap<>(now.keys);
-            LiveLimits.Site acquireSite = site(now.settings, now.plans, declared, null, BoundLimits.Use.ACQUIRE, false, where,
-                    keys);
-            LiveLimits.Site chargeSite = site(now.settings, now.plans, declared, null, BoundLimits.Use.CHARGE, false, where,
-                    keys);
+            LiveLimits.Site acquireSite = callSites.bind(now.settings, now.plans, declared, null,
+                    BoundLimits.Use.ACQUIRE, false, where, keys);
+            LiveLimits.Site chargeSite = callSites.bind(now.settings, now.plans, declared, null,
+                    BoundLimits.Use.CHARGE, false, where, keys);
             BoundLimits acquire = new BoundLimits(where, declared, sites.size(), BoundLimits.Use.ACQUIRE, null,
                     description, !settings.enabled(), false);
             sites.add(acquire);
@@ -298,14 +186,19 @@ public final class LimitBinder {
         }
     }
 
+    /** What the programmatic API spends from a name: one permit per unit, never waiting. */
+    private static LimitDeclaration namedDeclaration(String where, RateLimitPolicy policy, RateLimitPer per) {
+        return LimitDeclaration.builder(DeclaredOn.METHOD, where).policy(policy).per(per).build();
+    }
+
     /** The policy a named limit spends by: configuration alone wins, else the first declaration, else {@code last}. */
     private RateLimitPolicy namedPolicy(RateLimitSettings settings, String name, RateLimitPolicy last) {
         RateLimitPolicy policy = settings.configuredLimit(name);
         if (policy != null) {
             return policy;
         }
-        Declaration declaration = declarations.get(name);
-        return declaration != null ? declaration.declared : last;
+        RateLimitPolicy declared = names.policy(name);
+        return declared != null ? declared : last;
     }
 
     /** Whose count a named limit spends from: configuration wins, else its first declaration, else per caller. */
@@ -314,11 +207,11 @@ public final class LimitBinder {
         if (configured != null) {
             return configured;
         }
-        Declaration declaration = declarations.get(name);
-        return declaration != null ? declaration.per : RateLimitPer.CALLER;
+        RateLimitPer declared = names.per(name);
+        return declared != null ? declared : RateLimitPer.CALLER;
     }
 
-    // ------------------------------------------------------------------ live values (SPEC 19)
+    // ------------------------------------------------------------------ live values
 
     /**
      * Binds every call site in {@code next} without putting it in force: what {@link #apply} would do.
@@ -341,10 +234,10 @@ public final class LimitBinder {
         LiveLimits before = live;
         LiveLimits after = prepare(next);
         live = after;
-        for (Declaration declaration : declarations.values()) {
-            logAfresh(declaration.declared, before, after);
+        for (String name : names.names()) {
+            logAfresh(names.policy(name), before, after);
         }
-        if (after.settings.global() != null && !declarations.containsKey(after.settings.global().name())) {
+        if (after.settings.global() != null && !names.contains(after.settings.global().name())) {
             logAfresh(after.settings.global(), before, after);
         }
     }
@@ -373,12 +266,12 @@ public final class LimitBinder {
         for (int i = 0; i < bound.length; i++) {
             BoundLimits limits = sites.get(i);
             if (limits.use() == BoundLimits.Use.CALL_SITE) {
-                bound[i] = site(next, plans, limits.declared(), limits.scope(), limits.use(), limits.oncePerRequest(),
-                        limits.where(), keys);
+                bound[i] = callSites.bind(next, plans, limits.declared(), limits.scope(), limits.use(),
+                        limits.oncePerRequest(), limits.where(), keys);
             } else {
                 RateLimitPolicy declared = limits.declared().get(0).policy();
                 RateLimitPolicy policy = namedPolicy(next, declared.name(), declared);
-                bound[i] = site(next, plans, List.of(new DeclaredLimit(policy, 1, limits.where(), 0,
+                bound[i] = callSites.bind(next, plans, List.of(namedDeclaration(limits.where(), policy,
                         namedPer(next, declared.name()))), null, limits.use(), false, limits.where(), keys);
             }
         }
@@ -389,39 +282,17 @@ public final class LimitBinder {
         return customResolver != null ? null : new RolePlanResolver(settings.plans());
     }
 
-    /**
-     * The sizing tag of (name, plan) in {@code settings}: a digest of every value of the configuration that sizes
-     * its counts ({@code ratelimit.limits.<name>.*}, the plan's, and {@code ratelimit.global.*} for the global
-     * limit's name), the same on every instance with the same configuration.
-     */
-    static int sizingTag(RateLimitSettings settings, String name, Plan plan) {
-        int tag = digest(settings.limit(name));
-        if (plan != null) {
-            tag = 31 * tag + digest(settings.plan(plan, name));
-        }
-        RateLimitPolicy global = settings.global();
-        if (global != null && global.name().equals(name)) {
-            tag = 31 * tag + global.permitLimit() * 17 + global.windowSeconds();
-        }
-        return tag;
-    }
-
-    private static int digest(LimitValues values) {
-        return java.util.Objects.hash(values.permitLimit(), values.windowSeconds(),
-                values.algorithm() == null ? null : values.algorithm().name());
-    }
-
-    // ------------------------------------------------------------------ the admin API (SPEC 19)
+    // ------------------------------------------------------------------ what the admin API and start-up read
 
     /** Every limit name declared, with where, in order of first declaration. */
     synchronized Map<String, List<String>> declaredNames() {
         Map<String, List<String>> all = new LinkedHashMap<>();
-        for (String name : declarations.keySet()) {
-            all.put(name, List.copyOf(declaredOn.getOrDefault(name, Set.of())));
+        for (String name : names.names()) {
+            all.put(name, names.where(name));
         }
         RateLimitPolicy global = live.settings.global();
         if (global != null && !all.containsKey(global.name())) {
-            all.put(global.name(), List.of(GLOBAL_ORIGIN));
+            all.put(global.name(), List.of(LimitDeclaration.GLOBAL_PLACE));
         }
         for (String name : live.settings.configuredLimits()) {
             all.putIfAbsent(name, List.of("configuration (" + RateLimitSettings.LIMITS + name + ".*)"));
@@ -431,9 +302,9 @@ public final class LimitBinder {
 
     /** The first declaration of a name (for a name only configuration declares, that), or null. */
     synchronized RateLimitPolicy declaredPolicy(String name) {
-        Declaration declaration = declarations.get(name);
-        if (declaration != null) {
-            return declaration.declared;
+        RateLimitPolicy declared = names.policy(name);
+        if (declared != null) {
+            return declared;
         }
         RateLimitPolicy global = live.settings.global();
         return global != null && global.name().equals(name) ? global : null;
@@ -441,8 +312,7 @@ public final class LimitBinder {
 
     /** The partitions a name refused most, or null when nothing declares it. */
     synchronized RefusalSummary refusals(String name) {
-        return declaredPolicy(name) != null || live.settings.configuredLimit(name) != null
-                ? refusals.computeIfAbsent(name, n -> new RefusalSummary(RefusalSummary.DEFAULT_CAPACITY)) : null;
+        return declaredPolicy(name) != null || live.settings.configuredLimit(name) != null ? counts.refusals(name) : null;
     }
 
     GuardedStore store() {
@@ -451,108 +321,20 @@ public final class LimitBinder {
 
     /** Warnings for configuration keys that name nothing bound so far (see {@link RateLimitSettings#unknownKeys}). */
     public synchronized List<String> unknownKeyWarnings() {
-        return live.settings.unknownKeys(new TreeSet<>(declarations.keySet()));
+        return live.settings.unknownKeys(new TreeSet<>(names.names()));
     }
 
     /** The store, the policy around it, the mode, the partition header and the plans, for the start-up line. */
     public String summary() {
-        StringJoiner planList = new StringJoiner(", ");
-        PlanIndex plans = live.plans;
-        for (int p = 1; p < plans.size(); p++) {
-            Plan plan = plans.get(p);
-            planList.add(plan.name() + (plan.role().equals(plan.name()) ? "" : " (role " + plan.role() + ")"));
-        }
-        return "store " + store + " (" + store.policy() + "); mode " + settings.mode().name().toLowerCase(Locale.ROOT)
-                + "; partition header " + (settings.partitionHeader() == null ? "(none)" : settings.partitionHeader())
-                + "; partition by " + String.join(", ", settings.partitionBy().stream().map(PartitionSource::key).toList())
-                + "; " + settings.clientAddresses().describe()
-                + "; plans " + (plans.size() == 1 ? "(none)" : planList);
+        return StartupText.summary(store, settings, live.plans);
     }
 
     /**
-     * The effective values, modes and plans of declared limits, as the start-up line shows them:
-     * {@code ["default" 3/60s (gold: 10/60s)]}.
+     * The effective values, modes and plans of limits in the configuration in force, as the start-up line shows
+     * them: {@code ["default" 3/60s (gold: 10/60s)]}.
      */
-    public String describe(List<DeclaredLimit> limits) {
-        RateLimitSettings settings = live.settings;
-        PlanIndex plans = live.plans;
-        StringJoiner all = new StringJoiner("; ", "[", "]");
-        for (DeclaredLimit declared : limits) {
-            Effective none = settings.effective(declared.policy(), null);
-            StringBuilder s = new StringBuilder(none.policy().toString());
-            if (declared.cost() != 1) {
-                s.append(" cost ").append(declared.cost());
-            }
-            LimitValues configured = settings.limit(declared.policy().name());
-            long maxWait = configured.maxWaitMillis() != null ? configured.maxWaitMillis() : declared.maxWaitMillis();
-            if (maxWait > 0) {
-                s.append(" wait ").append(maxWait).append(" ms");
-            }
-            if (per(settings, declared) == RateLimitPer.APPLICATION) {
-                s.append(" per application");
-            }
-            if (none.mode() != RateLimitMode.ENFORCE) {
-                s.append(' ').append(none.mode().name().toLowerCase(Locale.ROOT));
-            }
-            StringJoiner byPlan = new StringJoiner(", ", " (", ")");
-            byPlan.setEmptyValue("");
-            for (int p = 1; p < plans.size(); p++) {
-                Effective e = settings.effective(declared.policy(), plans.get(p));
-                if (!e.policy().equals(none.policy()) || e.mode() != none.mode()) {
-                    byPlan.add(plans.get(p).name() + ": " + (e.mode() == RateLimitMode.OFF ? "off"
-                            : e.policy().permitLimit() + "/" + e.policy().windowSeconds() + "s"
-                            + (e.policy().algorithm() == none.policy().algorithm() ? "" : " " + e.policy().algorithm())
-                            + (e.mode() == RateLimitMode.ENFORCE ? "" : " " + e.mode().name().toLowerCase(Locale.ROOT))));
-                }
-            }
-            all.add(s.append(byPlan));
-        }
-        return all.toString();
-    }
-
-    private BoundKey key(RateLimitSettings settings, Map<String, BoundKey> keys, RateLimitPolicy policy, Plan plan,
-                         RateLimitMode mode, String where, RateLimitPer per) {
-        String id = plan == null ? policy.name() : policy.name() + '/' + plan.name();
-        BoundKey key = keys.get(id);
-        if (key == null) {
-            Object[] bound = countKeys.computeIfAbsent(id + '#' + policy.algorithm() + '#' + per, k -> {
-                CountKey countKey = new CountKey(policy.name(), plan == null ? null : plan.name(), policy.algorithm(), per);
-                return new Object[] {countKey, store.bind(countKey)};
-            });
-            CountKey countKey = (CountKey) bound[0];
-            ShadowLog shadow = shadowLogs.computeIfAbsent(policy.name(), n -> new ShadowLog(n, clock));
-            key = new BoundKey(countKey, bound[1], mode, where, shadow,
-                    counters.computeIfAbsent(id, k -> BoundKey.counters(countKey, metrics)),
-                    sizingTag(settings, policy.name(), plan),
-                    refusals.computeIfAbsent(policy.name(), n -> new RefusalSummary(RefusalSummary.DEFAULT_CAPACITY)));
-            keys.put(id, key);
-        } else if (key.key.algorithm() != policy.algorithm()) {
-            throw new InvalidRateLimitException("ratelimit: the limit name \"" + policy.name() + "\" has the algorithm "
-                    + key.key.algorithm() + " on " + key.firstWhere + " and " + policy.algorithm() + " on " + where
-                    + (plan == null ? "" : " (plan \"" + plan.name() + "\")")
-                    + ": limits that share a name share a count, so they must share an algorithm");
-        } else if (key.key.perApplication() != (per == RateLimitPer.APPLICATION)) {
-            throw new InvalidRateLimitException("ratelimit: the limit name \"" + policy.name() + "\" counts per "
-                    + (key.key.perApplication() ? "application" : "caller") + " on " + key.firstWhere + " and per "
-                    + per.name().toLowerCase(Locale.ROOT) + " on " + where
-                    + ": limits that share a name share a count, so they must agree on whose it is (per)");
-        }
-        return key;
-    }
-
-    /** Notes a declaration; warns once per pair of call sites when a name is shared by limits of different sizes. */
-    private void declare(String where, RateLimitPolicy declared, RateLimitPolicy effective, RateLimitPer per) {
-        declaredOn.computeIfAbsent(declared.name(), n -> new java.util.LinkedHashSet<>()).add(where);
-        Declaration first = declarations.putIfAbsent(declared.name(), new Declaration(declared, effective, where, per));
-        if (first != null && !first.effective.sameSize(effective)
-                && sizeWarnings.add(declared.name() + '\u0000' + first.where + '\u0000' + where)) {
-            LOG.log(Level.WARNING, "ratelimit: the limit name \"" + declared.name() + "\" is shared by " + first.where
-                    + " (" + first.effective.permitLimit() + "/" + first.effective.windowSeconds() + "s) and " + where
-                    + " (" + effective.permitLimit() + "/" + effective.windowSeconds() + "s); they spend from one count "
-                    + "per partition, sized by whichever request creates it");
-        }
-    }
-
-    private record Declaration(RateLimitPolicy declared, RateLimitPolicy effective, String where, RateLimitPer per) {
+    public String describe(List<LimitDeclaration> limits) {
+        LiveLimits now = live;
+        return StartupText.describe(now.settings, now.plans, limits);
     }
 }

@@ -1,5 +1,7 @@
 package dev.ratelimit.core.engine;
 
+import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
+import static dev.ratelimit.core.testing.EngineFixtures.beanMethod;
 import static dev.ratelimit.core.testing.EngineFixtures.spendNow;
 import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
 import static dev.ratelimit.core.engine.RateLimitEngineTest.limit;
@@ -53,7 +55,7 @@ class GuardedStoreTest {
     @Test
     void storeThatNeverAnswersFailsTheCallWithinTheTimeout() {
         RateLimitEngine engine = engine("fail");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
         store.state = Behaviour.NEVER_ANSWER;
 
         CompletableFuture<RateLimitDecision> decided = engine.decide(engine.ledger("p"), limits, 1).toCompletableFuture();
@@ -69,7 +71,7 @@ class GuardedStoreTest {
     @Test
     void storeThatNeverAnswersIsLetThroughWithinTheTimeoutUnderAllow() throws Exception {
         RateLimitEngine engine = engine("allow");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
         store.state = Behaviour.NEVER_ANSWER;
 
         RateLimitDecision decision = engine.decide(engine.ledger("p"), limits, 1).toCompletableFuture()
@@ -82,7 +84,7 @@ class GuardedStoreTest {
     @Test
     void waitingForAStoreThatNeverAnswersEndsWithAStoreFailure() {
         RateLimitEngine engine = engine("fail");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
         store.state = Behaviour.NEVER_ANSWER;
 
         assertThatThrownBy(() -> decideNow(engine, engine.ledger("p"), limits))
@@ -95,7 +97,7 @@ class GuardedStoreTest {
     @Test
     void storeThatThrowsFailsTheCallCarryingTheCause() {
         RateLimitEngine engine = engine("fail");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
         store.state = Behaviour.THROW;
 
         assertThatThrownBy(() -> decideNow(engine, engine.ledger("p"), limits))
@@ -108,7 +110,7 @@ class GuardedStoreTest {
     @Test
     void storeThatThrowsFailsTheStageInsteadOfThrowingFromDecide() {
         RateLimitEngine engine = engine("fail");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
         store.state = Behaviour.THROW;
 
         CompletionStage<RateLimitDecision> stage = engine.decide(engine.ledger("p"), limits, 1);
@@ -121,7 +123,7 @@ class GuardedStoreTest {
     @Test
     void storeThatFailsItsStageFailsTheCallCarryingTheCause() {
         RateLimitEngine engine = engine("fail");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
         store.state = Behaviour.FAIL_STAGE;
 
         assertThatThrownBy(() -> decideNow(engine, engine.ledger("p"), limits))
@@ -150,7 +152,7 @@ class GuardedStoreTest {
     @EnumSource(value = Behaviour.class, names = {"THROW", "FAIL_STAGE", "NEVER_ANSWER"})
     void allowLetsTheCallThroughUncountedAndCountsItFailedOnly(Behaviour failure) throws Exception {
         RateLimitEngine engine = engine("allow");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("module", 100, 60), limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("module", 100, 60), limit("default", 3, 60)));
         store.state = failure;
 
         RateLimitDecision decision = engine.decide(engine.ledger("p"), limits, 1).toCompletableFuture()
@@ -167,7 +169,7 @@ class GuardedStoreTest {
     @Test
     void allowNeverRefusesWhateverTheNumberOfCalls() {
         RateLimitEngine engine = engine("allow");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 1, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 1, 60)));
         store.state = Behaviour.FAIL_STAGE;
 
         for (int i = 0; i < 5; i++) {
@@ -179,8 +181,8 @@ class GuardedStoreTest {
     @Test
     void decisionTheStoreDidNotMakeIsNeverHandedToItToGiveBack() {
         RateLimitEngine engine = engine("allow");
-        BoundLimits resource = engine.binder().bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
-        BoundLimits bean = engine.binder().bind("ExportService.export()", List.of(limit("export", 1, 10)));
+        BoundLimits resource = engine.binder().bindResourceMethod(resourceMethod("TodoResource.export()", limit("module", 100, 60))).transport();
+        BoundLimits bean = engine.binder().bind(beanMethod("ExportService.export()", limit("export", 1, 10)));
         decideNow(engine, engine.ledger("p"), bean);
         RequestLedger ledger = engine.ledger("p");
 
@@ -197,8 +199,8 @@ class GuardedStoreTest {
     @Test
     void permitsTheStoreSpentAreGivenBackToIt() {
         RateLimitEngine engine = engine("fail");
-        BoundLimits resource = engine.binder().bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
-        BoundLimits bean = engine.binder().bind("ExportService.export()", List.of(limit("export", 1, 10)));
+        BoundLimits resource = engine.binder().bindResourceMethod(resourceMethod("TodoResource.export()", limit("module", 100, 60))).transport();
+        BoundLimits bean = engine.binder().bind(beanMethod("ExportService.export()", limit("export", 1, 10)));
         decideNow(engine, engine.ledger("p"), bean);
         RequestLedger ledger = engine.ledger("p");
 
@@ -215,7 +217,7 @@ class GuardedStoreTest {
     @Test
     void localCountsInProcessWhileTheStoreIsDown() {
         RateLimitEngine engine = engine("local");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 2, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 2, 60)));
         store.state = Behaviour.FAIL_STAGE;
 
         RateLimitDecision first = decideNow(engine, engine.ledger("p"), limits);
@@ -234,7 +236,7 @@ class GuardedStoreTest {
     @Test
     void localCountsAreNotCarriedOverWhenTheStoreAnswersAgain() {
         RateLimitEngine engine = engine("local");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 2, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 2, 60)));
         store.state = Behaviour.FAIL_STAGE;
         decideNow(engine, engine.ledger("p"), limits);
         decideNow(engine, engine.ledger("p"), limits);
@@ -249,8 +251,8 @@ class GuardedStoreTest {
     @Test
     void localDecisionsAreGivenBackToTheLocalStore() {
         RateLimitEngine engine = engine("local");
-        BoundLimits resource = engine.binder().bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
-        BoundLimits bean = engine.binder().bind("ExportService.export()", List.of(limit("export", 1, 10)));
+        BoundLimits resource = engine.binder().bindResourceMethod(resourceMethod("TodoResource.export()", limit("module", 100, 60))).transport();
+        BoundLimits bean = engine.binder().bind(beanMethod("ExportService.export()", limit("export", 1, 10)));
         store.state = Behaviour.FAIL_STAGE;
         RequestLedger first = engine.ledger("p");
         decideNow(engine, first, resource);
@@ -268,7 +270,7 @@ class GuardedStoreTest {
     @Test
     void localDecisionCountsEachLimitOnceInRequestMetrics() {
         RateLimitEngine engine = engine("local");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 2, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 2, 60)));
         store.state = Behaviour.FAIL_STAGE;
 
         for (int i = 0; i < 3; i++) {
@@ -285,7 +287,7 @@ class GuardedStoreTest {
     @Test
     void outageIsLoggedOnceAndItsEndOnceWhateverTheNumberOfFailures() {
         RateLimitEngine engine = engine("allow");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 100, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 100, 60)));
 
         store.state = Behaviour.FAIL_STAGE;
         for (int i = 0; i < 4; i++) {
@@ -313,7 +315,7 @@ class GuardedStoreTest {
     @Test
     void nextOutageIsLoggedAgain() {
         RateLimitEngine engine = engine("allow");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 100, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 100, 60)));
 
         for (int outage = 0; outage < 2; outage++) {
             store.state = Behaviour.FAIL_STAGE;
@@ -331,7 +333,7 @@ class GuardedStoreTest {
     @Test
     void storeThatAlwaysAnswersLogsNothing() {
         RateLimitEngine engine = engine("fail");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 100, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 100, 60)));
 
         for (int i = 0; i < 5; i++) {
             decideNow(engine, engine.ledger("p"), limits);
@@ -343,8 +345,8 @@ class GuardedStoreTest {
     @Test
     void giveBackThatFailsIsLoggedNotThrown() {
         RateLimitEngine engine = engine("fail");
-        BoundLimits resource = engine.binder().bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
-        BoundLimits bean = engine.binder().bind("ExportService.export()", List.of(limit("export", 1, 10)));
+        BoundLimits resource = engine.binder().bindResourceMethod(resourceMethod("TodoResource.export()", limit("module", 100, 60))).transport();
+        BoundLimits bean = engine.binder().bind(beanMethod("ExportService.export()", limit("export", 1, 10)));
         decideNow(engine, engine.ledger("p"), bean);
         RequestLedger ledger = engine.ledger("p");
         decideNow(engine, ledger, resource);
@@ -360,7 +362,7 @@ class GuardedStoreTest {
     @Test
     void storeDurationIsRecordedByOutcome() throws Exception {
         RateLimitEngine engine = engine("allow");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 100, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 100, 60)));
 
         decideNow(engine, engine.ledger("p"), limits);
         decideNow(engine, engine.ledger("p"), limits);
@@ -380,7 +382,7 @@ class GuardedStoreTest {
     void inProcessStoreDurationIsRecordedAsDecided() {
         InProcessRateLimitStore inProcess = new InProcessRateLimitStore(10, clock);
         RateLimitEngine engine = RateLimitEngine.builder(settings(), inProcess).metrics(metrics).build();
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 1, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 1, 60)));
 
         decideNow(engine, engine.ledger("p"), limits);
         decideNow(engine, engine.ledger("p"), limits);
@@ -392,7 +394,7 @@ class GuardedStoreTest {
     @Test
     void permitsOfAnAnswerThatArrivesAfterTheTimeoutAreGivenBack() throws Exception {
         RateLimitEngine engine = engine("allow");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
         store.state = Behaviour.LATE;
 
         RateLimitDecision decided = engine.decide(engine.ledger("p"), limits, 1).toCompletableFuture().get(5, TimeUnit.SECONDS);

@@ -1,5 +1,6 @@
 package dev.ratelimit.core.engine;
 
+import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
 import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
 import static dev.ratelimit.core.testing.EngineFixtures.limit;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -69,8 +70,7 @@ class LiveValuesTest {
         LiveValues.Startup startup = LiveValues.startup(baseSource, file);
         engine = RateLimitEngine.builder(RateLimitSettings.load(startup.source()), new InProcessRateLimitStore(10_000, clock))
                 .clock(clock).refreshing(true).build();
-        todos = engine.binder().bindResourceMethod("TodoResource.all()", List.of(limit("default", 3, 60)),
-                RateLimitScope.TRANSPORT);
+        todos = engine.binder().bindResourceMethod(resourceMethod("TodoResource.all()", limit("default", 3, 60))).transport();
         live = new LiveValues(engine, startup, baseSource, file);
     }
 

@@ -1,5 +1,7 @@
 package dev.ratelimit.core.engine;
 
+import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
+import static dev.ratelimit.core.testing.EngineFixtures.beanMethod;
 import static dev.ratelimit.core.testing.EngineFixtures.spend;
 import static dev.ratelimit.core.testing.EngineFixtures.spendNow;
 import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
@@ -8,6 +10,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
+import dev.ratelimit.core.declaration.LimitDeclaration;
+import dev.ratelimit.core.testing.EngineFixtures;
 import dev.ratelimit.core.InvalidRateLimitException;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitCaller;
@@ -16,6 +20,7 @@ import dev.ratelimit.core.RateLimitDecision.Outcome;
 import dev.ratelimit.core.RateLimitDecision.State;
 import dev.ratelimit.core.RateLimitPlanResolver;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.RateLimitStoreException;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimitRequest;
@@ -59,9 +64,9 @@ class RateLimitEngineTest {
                 "ratelimit.limits.module.window-seconds", "10",
                 "ratelimit.limits.default.permit-limit", "5",
                 "ratelimit.limits.default.algorithm", "token-bucket");
-        DeclaredLimit global = new DeclaredLimit(engine.settings().global(), 1, "ratelimit.global.*");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()",
-                List.of(global, limit("module", 100, 60), limit("default", 3, 60)));
+        LimitDeclaration global = LimitDeclaration.global(engine.settings().global(), RateLimitScope.TRANSPORT);
+        BoundLimits limits = engine.binder().bindResourceMethod(resourceMethod("TodoResource.all()", global,
+                limit("module", 100, 60), limit("default", 3, 60))).transport();
 
         RateLimitDecision first = decide(engine, limits, "p");
 
@@ -77,7 +82,7 @@ class RateLimitEngineTest {
     @Test
     void limitWithModeOffIsLeftOutAsIfNotDeclared() {
         RateLimitEngine engine = engine("ratelimit.limits.burst.mode", "off");
-        BoundLimits limits = engine.binder().bind("TodoResource.create()", List.of(limit("burst", 1, 60), limit("hourly", 5, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.create()", limit("burst", 1, 60), limit("hourly", 5, 60)));
 
         RateLimitDecision first = decide(engine, limits, "p");
         RateLimitDecision second = decide(engine, limits, "p");
@@ -90,8 +95,8 @@ class RateLimitEngineTest {
     @Test
     void callSiteWhoseLimitsAreAllOffIsEmptyAndDecidesNothing() {
         RateLimitEngine engine = engine("ratelimit.mode", "off", "ratelimit.limits.hourly.mode", "enforce");
-        BoundLimits off = engine.binder().bind("TodoResource.all()", List.of(limit("default", 1, 60), limit("burst", 1, 60)));
-        BoundLimits hourly = engine.binder().bind("TodoResource.create()", List.of(limit("burst", 1, 60), limit("hourly", 5, 60)));
+        BoundLimits off = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 1, 60), limit("burst", 1, 60)));
+        BoundLimits hourly = engine.binder().bind(beanMethod("TodoResource.create()", limit("burst", 1, 60), limit("hourly", 5, 60)));
         RequestLedger ledger = engine.ledger("p");
 
         assertThat(off.isEmpty()).isTrue();
@@ -105,7 +110,7 @@ class RateLimitEngineTest {
     void callSiteWithoutLimitsIsEmpty() {
         RateLimitEngine engine = engine();
 
-        assertThat(engine.binder().bind("TodoResource.one(long)", List.of()).isEmpty()).isTrue();
+        assertThat(engine.binder().bind(beanMethod("TodoResource.one(long)")).isEmpty()).isTrue();
     }
 
     // ---------------------------------------------------------------- plans
@@ -115,7 +120,7 @@ class RateLimitEngineTest {
         RateLimitEngine engine = engine(
                 "ratelimit.plans", "gold",
                 "ratelimit.plans.gold.limits.default.permit-limit", "10");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
 
         assertThat(admitted(engine, limits, TestCaller.user("bob"), 20)).isEqualTo(3);
         assertThat(admitted(engine, limits, TestCaller.user("alice", "gold"), 20)).isEqualTo(10);
@@ -128,7 +133,7 @@ class RateLimitEngineTest {
         RateLimitEngine engine = engine(
                 "ratelimit.plans", "gold,platinum",
                 "ratelimit.plans.platinum.limits.default.mode", "off");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("module", 100, 60), limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("module", 100, 60), limit("default", 3, 60)));
 
         assertThat(admitted(engine, limits, TestCaller.user("carol", "platinum"), 20)).isEqualTo(20);
         assertThat(decide(engine, limits, TestCaller.user("carol", "platinum")).outcomes())
@@ -140,7 +145,7 @@ class RateLimitEngineTest {
     @Test
     void callSiteWhoseOnlyLimitIsOffForAPlanDecidesNothingForItsCallers() {
         RateLimitEngine engine = engine("ratelimit.plans", "gold", "ratelimit.plans.gold.limits.export.mode", "off");
-        BoundLimits limits = engine.binder().bind("ExportService.export()", List.of(limit("export", 1, 10)));
+        BoundLimits limits = engine.binder().bind(beanMethod("ExportService.export()", limit("export", 1, 10)));
         RequestLedger gold = engine.ledger(TestCaller.user("alice", "gold"), null);
 
         assertThat(limits.isEmpty()).isFalse();
@@ -154,7 +159,7 @@ class RateLimitEngineTest {
         RateLimitEngine engine = engine(
                 "ratelimit.plans", "gold",
                 "ratelimit.plans.gold.limits.default.permit-limit", "10");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
         TestCaller before = TestCaller.user("alice");
         TestCaller promoted = TestCaller.user("alice", "gold");
 
@@ -170,7 +175,7 @@ class RateLimitEngineTest {
     @Test
     void eachPartitionHasItsOwnCount() {
         RateLimitEngine engine = engine();
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
 
         assertThat(admitted(engine, limits, TestCaller.user("alice"), 5)).isEqualTo(3);
         assertThat(admitted(engine, limits, TestCaller.user("bob"), 5)).isEqualTo(3);
@@ -187,9 +192,9 @@ class RateLimitEngineTest {
                     return "gold";
                 })
                 .build();
-        BoundLimits transport = engine.binder().bindOncePerRequest("TodoResource.all()", List.of(limit("default", 3, 60)));
-        BoundLimits principal = engine.binder().bindOncePerRequest("TodoResource.all()", List.of(limit("delete", 2, 60)));
-        BoundLimits bean = engine.binder().bind("ExportService.export()", List.of(limit("export", 1, 10)));
+        BoundLimits transport = engine.binder().bindResourceMethod(resourceMethod("TodoResource.all()", limit("default", 3, 60))).transport();
+        BoundLimits principal = engine.binder().bindResourceMethod(resourceMethod("TodoResource.all()", limit("delete", 2, 60))).transport();
+        BoundLimits bean = engine.binder().bind(beanMethod("ExportService.export()", limit("export", 1, 10)));
         NamedLimit items = engine.binder().named("items");
         RequestLedger ledger = engine.ledger(TestCaller.user("alice"), null);
 
@@ -210,7 +215,7 @@ class RateLimitEngineTest {
             asked.incrementAndGet();
             return null;
         }).build();
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
 
         decide(engine, limits, TestCaller.user("alice", "gold"));
 
@@ -225,7 +230,7 @@ class RateLimitEngineTest {
         RateLimitEngine engine = builder("ratelimit.plans", "gold",
                 "ratelimit.plans.gold.limits.default.permit-limit", "10")
                 .planResolver(broken).build();
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
         RequestLedger ledger = engine.ledger(TestCaller.user("alice", "gold"), null);
 
         RateLimitDecision decision = decideNow(engine, ledger, limits);
@@ -243,7 +248,7 @@ class RateLimitEngineTest {
         RateLimitEngine engine = builder("ratelimit.plans", "gold",
                 "ratelimit.plans.gold.limits.default.permit-limit", "10")
                 .planResolver(caller -> "diamond").build();
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
 
         int admitted = admitted(engine, limits, TestCaller.user("alice"), 10);
 
@@ -259,7 +264,7 @@ class RateLimitEngineTest {
     void costAboveTheLimitAfterAnOverrideFailsDeploymentNamingTheCallSiteAndTheValue() {
         RateLimitEngine engine = engine("ratelimit.limits.reports.permit-limit", "3");
 
-        assertThatThrownBy(() -> engine.binder().bind("TodoResource.report()", List.of(limit("reports", 10, 60, 4))))
+        assertThatThrownBy(() -> engine.binder().bind(beanMethod("TodoResource.report()", limit("reports", 10, 60, 4))))
                 .isInstanceOf(InvalidRateLimitException.class)
                 .hasMessageContaining("TodoResource.report()")
                 .hasMessageContaining("(3")
@@ -270,7 +275,7 @@ class RateLimitEngineTest {
     void costAboveAPlansLimitFailsDeploymentNamingThePlan() {
         RateLimitEngine engine = engine("ratelimit.plans", "free", "ratelimit.plans.free.limits.reports.permit-limit", "2");
 
-        assertThatThrownBy(() -> engine.binder().bind("TodoResource.report()", List.of(limit("reports", 10, 60, 4))))
+        assertThatThrownBy(() -> engine.binder().bind(beanMethod("TodoResource.report()", limit("reports", 10, 60, 4))))
                 .isInstanceOf(InvalidRateLimitException.class)
                 .hasMessageContaining("TodoResource.report()")
                 .hasMessageContaining("\"free\"")
@@ -280,11 +285,10 @@ class RateLimitEngineTest {
     @Test
     void callSitesSharingANameWithDifferentAlgorithmsFailDeploymentNamingBoth() {
         RateLimitEngine engine = engine();
-        engine.binder().bind("A.a()", List.of(limit("api", 10, 60)));
+        engine.binder().bind(beanMethod("A.a()", limit("api", 10, 60)));
 
-        assertThatThrownBy(() -> engine.binder().bind("B.b()",
-                List.of(new DeclaredLimit(new RateLimitPolicy("api", 10, 60, RateLimitAlgorithm.TOKEN_BUCKET), 1,
-                        "@RateLimit"))))
+        assertThatThrownBy(() -> engine.binder().bind(beanMethod("B.b()",
+                limit(new RateLimitPolicy("api", 10, 60, RateLimitAlgorithm.TOKEN_BUCKET), 1))))
                 .isInstanceOf(InvalidRateLimitException.class)
                 .hasMessageContaining("\"api\"")
                 .hasMessageContaining("A.a()")
@@ -297,10 +301,10 @@ class RateLimitEngineTest {
     void differentlySizedSharedNameIsWarnedAboutOnceNamingBothCallSites() {
         RateLimitEngine engine = engine();
 
-        engine.binder().bind("A.a()", List.of(limit("api", 10, 60)));
-        engine.binder().bind("B.b()", List.of(limit("api", 20, 60)));
-        engine.binder().bind("B.b()", List.of(limit("api", 20, 60)));
-        engine.binder().bind("C.c()", List.of(limit("api", 10, 60)));
+        engine.binder().bind(beanMethod("A.a()", limit("api", 10, 60)));
+        engine.binder().bind(beanMethod("B.b()", limit("api", 20, 60)));
+        engine.binder().bind(beanMethod("B.b()", limit("api", 20, 60)));
+        engine.binder().bind(beanMethod("C.c()", limit("api", 10, 60)));
 
         assertThat(log.messages(Level.WARNING, "\"api\"")).singleElement().asString()
                 .contains("A.a()")
@@ -313,9 +317,9 @@ class RateLimitEngineTest {
     void equallySizedSharedNameIsNotWarnedAbout() {
         RateLimitEngine engine = engine("ratelimit.limits.api.permit-limit", "30");
 
-        engine.binder().bind("A.a()", List.of(limit("api", 30, 60)));
-        engine.binder().bind("B.b()", List.of(limit("api", 30, 60, 5)));
-        engine.binder().bind("C.c()", List.of(limit("api", 10, 60)));
+        engine.binder().bind(beanMethod("A.a()", limit("api", 30, 60)));
+        engine.binder().bind(beanMethod("B.b()", limit("api", 30, 60, 5)));
+        engine.binder().bind(beanMethod("C.c()", limit("api", 10, 60)));
 
         assertThat(log.messages(Level.WARNING)).isEmpty();
     }
@@ -323,8 +327,8 @@ class RateLimitEngineTest {
     @Test
     void limitsSharingANameSpendTheirOwnCostFromOneCount() {
         RateLimitEngine engine = engine();
-        BoundLimits bulk = engine.binder().bind("TodoResource.bulk()", List.of(limit("api", 10, 60, 4)));
-        BoundLimits item = engine.binder().bind("TodoResource.item()", List.of(limit("api", 10, 60, 1)));
+        BoundLimits bulk = engine.binder().bind(beanMethod("TodoResource.bulk()", limit("api", 10, 60, 4)));
+        BoundLimits item = engine.binder().bind(beanMethod("TodoResource.item()", limit("api", 10, 60, 1)));
 
         assertThat(decide(engine, bulk, "p").outcome(0).remaining()).isEqualTo(6);
         assertThat(decide(engine, bulk, "p").outcome(0).remaining()).isEqualTo(2);
@@ -341,7 +345,7 @@ class RateLimitEngineTest {
     @Test
     void resourceMethodLimitsAreDecidedOncePerLedger() {
         RateLimitEngine engine = engine();
-        BoundLimits limits = engine.binder().bindOncePerRequest("TodoResource.all()", List.of(limit("default", 5, 60)));
+        BoundLimits limits = engine.binder().bindResourceMethod(resourceMethod("TodoResource.all()", limit("default", 5, 60))).transport();
         RequestLedger ledger = engine.ledger("p");
 
         RateLimitDecision first = decideNow(engine, ledger, limits);
@@ -357,8 +361,8 @@ class RateLimitEngineTest {
     @Test
     void eachScopeOfAResourceMethodIsDecidedOncePerLedger() {
         RateLimitEngine engine = engine();
-        BoundLimits transport = engine.binder().bindOncePerRequest("TodoResource.delete(long)", List.of(limit("default", 5, 60)));
-        BoundLimits principal = engine.binder().bindOncePerRequest("TodoResource.delete(long)", List.of(limit("delete", 2, 60)));
+        BoundLimits transport = engine.binder().bindResourceMethod(resourceMethod("TodoResource.delete(long)", limit("default", 5, 60))).transport();
+        BoundLimits principal = engine.binder().bindResourceMethod(resourceMethod("TodoResource.delete(long)", limit("delete", 2, 60))).transport();
         RequestLedger ledger = engine.ledger("p");
 
         assertThat(decideNow(engine, ledger, transport)).isNotNull();
@@ -370,7 +374,7 @@ class RateLimitEngineTest {
     @Test
     void beanMethodLimitsAreDecidedOnEveryCall() {
         RateLimitEngine engine = engine();
-        BoundLimits limits = engine.binder().bind("ExportService.export()", List.of(limit("export", 5, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("ExportService.export()", limit("export", 5, 60)));
         RequestLedger ledger = engine.ledger("p");
 
         RateLimitDecision first = decideNow(engine, ledger, limits);
@@ -383,8 +387,8 @@ class RateLimitEngineTest {
     @Test
     void refusalByALaterCallSiteGivesBackTheEarlierPermitsExactlyOnce() {
         RateLimitEngine engine = engine();
-        BoundLimits resource = engine.binder().bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
-        BoundLimits bean = engine.binder().bind("ExportService.export()", List.of(limit("export", 1, 10)));
+        BoundLimits resource = engine.binder().bindResourceMethod(resourceMethod("TodoResource.export()", limit("module", 100, 60))).transport();
+        BoundLimits bean = engine.binder().bind(beanMethod("ExportService.export()", limit("export", 1, 10)));
         RequestLedger first = engine.ledger("p");
         decideNow(engine, first, resource);
         decideNow(engine, first, bean);
@@ -401,8 +405,8 @@ class RateLimitEngineTest {
     @Test
     void nothingIsDecidedInALedgerOnceItIsRefused() {
         RateLimitEngine engine = engine();
-        BoundLimits export = engine.binder().bind("ExportService.export()", List.of(limit("export", 1, 10)));
-        BoundLimits audit = engine.binder().bind("AuditService.log()", List.of(limit("audit", 10, 10)));
+        BoundLimits export = engine.binder().bind(beanMethod("ExportService.export()", limit("export", 1, 10)));
+        BoundLimits audit = engine.binder().bind(beanMethod("AuditService.log()", limit("audit", 10, 10)));
         decide(engine, export, "p");
         RequestLedger ledger = engine.ledger("p");
 
@@ -414,8 +418,7 @@ class RateLimitEngineTest {
     @Test
     void refusedRequestSpendsNothingFromItsOtherLimits() {
         RateLimitEngine engine = engine();
-        BoundLimits limits = engine.binder().bind("TodoResource.create()",
-                List.of(limit("hourly", 500, 3600), limit("burst", 1, 1), limit("module", 100, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.create()", limit("hourly", 500, 3600), limit("burst", 1, 1), limit("module", 100, 60)));
         decide(engine, limits, "p");
 
         RateLimitDecision refused = decide(engine, limits, "p");
@@ -430,7 +433,7 @@ class RateLimitEngineTest {
     @Test
     void inProcessStoreDecidesAtOnce() {
         RateLimitEngine engine = engine();
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
 
         CompletionStage<RateLimitDecision> stage = engine.decide(engine.ledger("p"), limits, 1);
 
@@ -443,8 +446,8 @@ class RateLimitEngineTest {
     void concurrentRequestsOfOnePartitionAreAdmittedExactlyUpToTheLimitAndRefusalsGiveEverythingBack()
             throws Exception {
         RateLimitEngine engine = engine();
-        BoundLimits resource = engine.binder().bindOncePerRequest("TodoResource.export()", List.of(limit("module", 1000, 60)));
-        BoundLimits bean = engine.binder().bind("ExportService.export()", List.of(limit("export", 100, 60)));
+        BoundLimits resource = engine.binder().bindResourceMethod(resourceMethod("TodoResource.export()", limit("module", 1000, 60))).transport();
+        BoundLimits bean = engine.binder().bind(beanMethod("ExportService.export()", limit("export", 100, 60)));
         AtomicInteger admitted = new AtomicInteger();
         java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(8);
         java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
@@ -483,7 +486,7 @@ class RateLimitEngineTest {
     @Test
     void shadowLimitNeverRefusesAndSpendsWhileItHasPermits() {
         RateLimitEngine engine = engine("ratelimit.limits.burst.mode", "shadow");
-        BoundLimits limits = engine.binder().bind("TodoResource.create()", List.of(limit("burst", 2, 60), limit("hourly", 100, 3600)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.create()", limit("burst", 2, 60), limit("hourly", 100, 3600)));
 
         List<RateLimitDecision> decisions = List.of(decide(engine, limits, "p"), decide(engine, limits, "p"),
                 decide(engine, limits, "p"), decide(engine, limits, "p"), decide(engine, limits, "p"));
@@ -498,7 +501,7 @@ class RateLimitEngineTest {
     @Test
     void everyLimitIsInShadowModeWhenTheGlobalModeIsShadow() {
         RateLimitEngine engine = engine("ratelimit.mode", "shadow");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 1, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 1, 60)));
 
         assertThat(admitted(engine, limits, TestCaller.user("alice"), 5)).isEqualTo(5);
         assertThat(metrics.count("default", "shadow_refused")).isEqualTo(4);
@@ -507,7 +510,7 @@ class RateLimitEngineTest {
     @Test
     void shadowRefusalsAreCountedAndLoggedInOneLineNamingTheLimitWithACount() {
         RateLimitEngine engine = engine("ratelimit.limits.burst.mode", "shadow");
-        BoundLimits limits = engine.binder().bind("TodoResource.create()", List.of(limit("burst", 2, 60), limit("hourly", 100, 3600)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.create()", limit("burst", 2, 60), limit("hourly", 100, 3600)));
 
         for (int i = 0; i < 5; i++) {
             decide(engine, limits, "p");
@@ -525,7 +528,7 @@ class RateLimitEngineTest {
     @Test
     void eachShadowLimitIsLoggedInItsOwnLine() {
         RateLimitEngine engine = engine("ratelimit.mode", "shadow");
-        BoundLimits limits = engine.binder().bind("TodoResource.create()", List.of(limit("burst", 1, 60), limit("hourly", 1, 3600)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.create()", limit("burst", 1, 60), limit("hourly", 1, 3600)));
 
         for (int i = 0; i < 4; i++) {
             decide(engine, limits, "p");
@@ -539,7 +542,7 @@ class RateLimitEngineTest {
     @Test
     void enforcedRefusalSpendsNothingFromShadowLimits() {
         RateLimitEngine engine = engine("ratelimit.limits.burst.mode", "shadow");
-        BoundLimits limits = engine.binder().bind("TodoResource.create()", List.of(limit("burst", 5, 3600), limit("hourly", 1, 10)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.create()", limit("burst", 5, 3600), limit("hourly", 1, 10)));
         decide(engine, limits, "p");
 
         RateLimitDecision refused = decide(engine, limits, "p");
@@ -559,7 +562,7 @@ class RateLimitEngineTest {
     @Test
     void allowedAndRefusedAreCountedPerPolicyAndPlan() {
         RateLimitEngine engine = engine("ratelimit.plans", "gold");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 1, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 1, 60)));
 
         decide(engine, limits, TestCaller.user("bob"));
         decide(engine, limits, TestCaller.user("bob"));
@@ -575,7 +578,7 @@ class RateLimitEngineTest {
     void requestLetThroughByAFullStoreIsCountedUncounted() {
         store = new InProcessRateLimitStore(1, clock);
         RateLimitEngine engine = engine("ratelimit.max-tracked-partitions", "1");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
 
         decide(engine, limits, "a");
         RateLimitDecision uncounted = decide(engine, limits, "b");
@@ -600,7 +603,7 @@ class RateLimitEngineTest {
             }
         };
         RateLimitEngine engine = RateLimitEngine.builder(settings(), broken).metrics(metrics).build();
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("module", 100, 60), limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("module", 100, 60), limit("default", 3, 60)));
 
         assertThatThrownBy(() -> decide(engine, limits, "p")).isInstanceOf(RateLimitStoreException.class);
         assertThat(metrics.nonZero()).containsOnly(
@@ -611,7 +614,7 @@ class RateLimitEngineTest {
     @Test
     void refusedRequestIsCountedRefusedOnlyForTheRefusingLimit() {
         RateLimitEngine engine = engine();
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("module", 100, 60), limit("default", 1, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("module", 100, 60), limit("default", 1, 60)));
 
         decide(engine, limits, "p");
         decide(engine, limits, "p");
@@ -625,8 +628,8 @@ class RateLimitEngineTest {
     @Test
     void givenBackLimitIsNotCountedRefused() {
         RateLimitEngine engine = engine();
-        BoundLimits resource = engine.binder().bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
-        BoundLimits bean = engine.binder().bind("ExportService.export()", List.of(limit("export", 1, 10)));
+        BoundLimits resource = engine.binder().bindResourceMethod(resourceMethod("TodoResource.export()", limit("module", 100, 60))).transport();
+        BoundLimits bean = engine.binder().bind(beanMethod("ExportService.export()", limit("export", 1, 10)));
         decide(engine, bean, "p");
         RequestLedger ledger = engine.ledger("p");
 
@@ -642,7 +645,7 @@ class RateLimitEngineTest {
     void countersAreLookedUpWhenBindingNeverWhenDeciding() {
         RateLimitEngine engine = engine("ratelimit.plans", "gold",
                 "ratelimit.limits.items.permit-limit", "50", "ratelimit.limits.items.window-seconds", "60");
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("module", 100, 60), limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("module", 100, 60), limit("default", 3, 60)));
         NamedLimit items = engine.binder().named("items");
         int afterBinding = metrics.lookups();
 
@@ -750,7 +753,7 @@ class RateLimitEngineTest {
     @Test
     void limitDeclaredByAnAnnotationSharesItsCountWithTheProgrammaticApi() {
         RateLimitEngine engine = engine();
-        BoundLimits export = engine.binder().bind("ExportService.export()", List.of(limit("export", 2, 10)));
+        BoundLimits export = engine.binder().bind(beanMethod("ExportService.export()", limit("export", 2, 10)));
         NamedLimit named = engine.binder().named("export");
 
         assertThat(spendNow(engine, engine.ledger("p"), named, 2, false).allowed()).isTrue();
@@ -763,7 +766,7 @@ class RateLimitEngineTest {
         RateLimitEngine engine = engine("ratelimit.limits.items.permit-limit", "50",
                 "ratelimit.limits.items.window-seconds", "60");
         NamedLimit items = engine.binder().named("items");
-        BoundLimits export = engine.binder().bind("ExportService.export()", List.of(limit("export", 1, 10)));
+        BoundLimits export = engine.binder().bind(beanMethod("ExportService.export()", limit("export", 1, 10)));
         decide(engine, export, "p");
         RequestLedger ledger = engine.ledger("p");
 
@@ -797,8 +800,8 @@ class RateLimitEngineTest {
     void disabledLibraryBindsNothingAndDecidesNothing() {
         RateLimitEngine engine = engine("ratelimit.enabled", "false",
                 "ratelimit.limits.items.permit-limit", "50", "ratelimit.limits.items.window-seconds", "60");
-        BoundLimits bean = engine.binder().bind("ExportService.export()", List.of(limit("export", 1, 10)));
-        BoundLimits resource = engine.binder().bindOncePerRequest("TodoResource.all()", List.of(limit("default", 1, 60)));
+        BoundLimits bean = engine.binder().bind(beanMethod("ExportService.export()", limit("export", 1, 10)));
+        BoundLimits resource = engine.binder().bindResourceMethod(resourceMethod("TodoResource.all()", limit("default", 1, 60))).transport();
         RequestLedger ledger = engine.ledger(TestCaller.user("alice"), null);
 
         assertThat(engine.enabled()).isFalse();
@@ -820,7 +823,7 @@ class RateLimitEngineTest {
     @Test
     void awaitingACompletedStageGivesItsDecision() {
         RateLimitEngine engine = engine();
-        BoundLimits limits = engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
         RateLimitDecision decision = decide(engine, limits, "p");
 
         assertThat(DecisionStages.join(CompletableFuture.completedFuture(decision))).isSameAs(decision);
@@ -865,7 +868,7 @@ class RateLimitEngineTest {
     void keyNamingABoundLimitIsNotWarnedAboutAndOneNamingNothingIs() {
         RateLimitEngine engine = engine("ratelimit.limits.default.permit-limit", "10",
                 "ratelimit.limits.defualt.permit-limit", "10");
-        engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
 
                 assertThat(engine.binder().unknownKeyWarnings()).singleElement().asString()
                 .startsWith("ratelimit.limits.defualt.permit-limit ");
@@ -874,7 +877,7 @@ class RateLimitEngineTest {
     @Test
     void keyNamingALimitThatIsOffIsNotWarnedAbout() {
         RateLimitEngine engine = engine("ratelimit.limits.default.mode", "off");
-        engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
 
         assertThat(engine.binder().unknownKeyWarnings()).isEmpty();
     }
@@ -882,7 +885,7 @@ class RateLimitEngineTest {
     @Test
     void keyNamingADeclaredLimitIsNotWarnedAboutWhenTheLibraryIsDisabled() {
         RateLimitEngine engine = engine("ratelimit.enabled", "false", "ratelimit.limits.default.permit-limit", "10");
-        engine.binder().bind("TodoResource.all()", List.of(limit("default", 3, 60)));
+        engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
 
         assertThat(engine.binder().unknownKeyWarnings()).isEmpty();
     }
@@ -895,8 +898,7 @@ class RateLimitEngineTest {
                 "ratelimit.plans.gold.limits.default.permit-limit", "10",
                 "ratelimit.plans.platinum.limits.default.mode", "off");
 
-        BoundLimits limits = engine.binder().bind("TodoResource.all()",
-                List.of(limit("default", 3, 60), limit("burst", 5, 1), limit("reports", 10, 60, 4)));
+        BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60), limit("burst", 5, 1), limit("reports", 10, 60, 4)));
 
         assertThat(limits.describe()).isEqualTo(
                 "[\"default\" 3/30s (gold: 10/30s, platinum: off); \"burst\" 5/1s shadow; \"reports\" 10/60s cost 4]");
@@ -921,12 +923,16 @@ class RateLimitEngineTest {
         return RateLimitSettings.of(values);
     }
 
-    static DeclaredLimit limit(String name, int permitLimit, int windowSeconds) {
+    static LimitDeclaration limit(String name, int permitLimit, int windowSeconds) {
         return limit(name, permitLimit, windowSeconds, 1);
     }
 
-    static DeclaredLimit limit(String name, int permitLimit, int windowSeconds, int cost) {
-        return new DeclaredLimit(new RateLimitPolicy(name, permitLimit, windowSeconds), cost, "@RateLimit");
+    static LimitDeclaration limit(String name, int permitLimit, int windowSeconds, int cost) {
+        return EngineFixtures.limit(new RateLimitPolicy(name, permitLimit, windowSeconds), cost);
+    }
+
+    static LimitDeclaration limit(RateLimitPolicy policy, int cost) {
+        return EngineFixtures.limit(policy, cost);
     }
 
     private static RateLimitDecision decide(RateLimitEngine engine, BoundLimits limits, String partition) {

@@ -1,5 +1,6 @@
 package dev.ratelimit.core.engine;
 
+import static dev.ratelimit.core.testing.EngineFixtures.beanMethod;
 import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -278,8 +279,8 @@ class RequestLedgerTest {
                     asked.incrementAndGet();
                     return "tenant:" + caller.header("X-Tenant");
                 }).build();
-        BoundLimits limits = counting.binder().bind("TodoResource.all()", List.of(RateLimitEngineTest.limit("default", 3, 60)));
-        BoundLimits bean = counting.binder().bind("ExportService.export()", List.of(RateLimitEngineTest.limit("export", 3, 60)));
+        BoundLimits limits = counting.binder().bind(beanMethod("TodoResource.all()", RateLimitEngineTest.limit("default", 3, 60)));
+        BoundLimits bean = counting.binder().bind(beanMethod("ExportService.export()", RateLimitEngineTest.limit("export", 3, 60)));
 
         RequestLedger request = counting.ledger(TestCaller.withHeader("x-tenant", "acme"), null);
         decideNow(counting, request, limits);

@@ -1,5 +1,7 @@
 package dev.ratelimit.core.headers;
 
+import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
+import static dev.ratelimit.core.testing.EngineFixtures.beanMethod;
 import static dev.ratelimit.core.testing.EngineFixtures.spendNow;
 import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -7,9 +9,11 @@ import static org.assertj.core.api.Assertions.entry;
 
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.BoundLimits;
-import dev.ratelimit.core.engine.DeclaredLimit;
+import dev.ratelimit.core.declaration.LimitDeclaration;
+import dev.ratelimit.core.testing.EngineFixtures;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import dev.ratelimit.core.engine.TestCaller;
@@ -32,7 +36,7 @@ class RateLimitHeadersTest {
     @Test
     void firstRequestOfTheSpecExampleGetsItsHeaders() {
         RateLimitEngine engine = engine();
-        BoundLimits all = engine.binder().bindOncePerRequest("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits all = engine.binder().bindResourceMethod(resourceMethod("TodoResource.all()", limit("default", 3, 60))).transport();
 
         Map<String, String> headers = request(engine, all);
 
@@ -47,7 +51,7 @@ class RateLimitHeadersTest {
     @Test
     void fourthRequestOfTheSpecExampleEighteenSecondsLaterGetsA429sHeaders() {
         RateLimitEngine engine = engine();
-        BoundLimits all = engine.binder().bindOncePerRequest("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits all = engine.binder().bindResourceMethod(resourceMethod("TodoResource.all()", limit("default", 3, 60))).transport();
         request(engine, all);
         clock.advanceSeconds(5);
         request(engine, all);
@@ -68,7 +72,7 @@ class RateLimitHeadersTest {
     @Test
     void waitOfLessThanASecondIsAnnouncedAsOneSecondNeverZero() {
         RateLimitEngine engine = engine();
-        BoundLimits burst = engine.binder().bindOncePerRequest("TodoResource.create()", List.of(limit("burst", 1, 1)));
+        BoundLimits burst = engine.binder().bindResourceMethod(resourceMethod("TodoResource.create()", limit("burst", 1, 1))).transport();
         request(engine, burst);
         clock.advanceMillis(999);
 
@@ -83,9 +87,8 @@ class RateLimitHeadersTest {
     @Test
     void allowedRequestDescribesItsLastLimitAndListsEveryLimitInOrder() {
         RateLimitEngine engine = engine("ratelimit.global.permit-limit", "1000");
-        DeclaredLimit global = new DeclaredLimit(engine.settings().global(), 1, "ratelimit.global.*");
-        BoundLimits create = engine.binder().bindOncePerRequest("TodoResource.create()",
-                List.of(global, limit("burst", 5, 1), limit("hourly", 500, 3600)));
+        LimitDeclaration global = LimitDeclaration.global(engine.settings().global(), RateLimitScope.TRANSPORT);
+        BoundLimits create = engine.binder().bindResourceMethod(resourceMethod("TodoResource.create()", global, limit("burst", 5, 1), limit("hourly", 500, 3600))).transport();
 
         Map<String, String> headers = request(engine, create);
 
@@ -100,8 +103,8 @@ class RateLimitHeadersTest {
     @Test
     void limitsOfEveryCallSiteOfTheRequestAreListed() {
         RateLimitEngine engine = engine();
-        BoundLimits resource = engine.binder().bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
-        BoundLimits bean = engine.binder().bind("ExportService.export()", List.of(limit("export", 2, 10)));
+        BoundLimits resource = engine.binder().bindResourceMethod(resourceMethod("TodoResource.export()", limit("module", 100, 60))).transport();
+        BoundLimits bean = engine.binder().bind(beanMethod("ExportService.export()", limit("export", 2, 10)));
         RequestLedger ledger = engine.ledger("p");
         decideNow(engine, ledger, resource);
         decideNow(engine, ledger, bean);
@@ -118,8 +121,7 @@ class RateLimitHeadersTest {
     @Test
     void refusingLimitsComeLastWithTheLongestWaitAsHeadline() {
         RateLimitEngine engine = engine();
-        BoundLimits limits = engine.binder().bindOncePerRequest("TodoResource.all()",
-                List.of(limit("a", 1, 60), limit("b", 10, 60), limit("c", 1, 30)));
+        BoundLimits limits = engine.binder().bindResourceMethod(resourceMethod("TodoResource.all()", limit("a", 1, 60), limit("b", 10, 60), limit("c", 1, 30))).transport();
         request(engine, limits);
         clock.advanceSeconds(5);
 
@@ -137,8 +139,8 @@ class RateLimitHeadersTest {
     @Test
     void limitsGivenBackAreListedWithTheirPermitsBack() {
         RateLimitEngine engine = engine();
-        BoundLimits resource = engine.binder().bindOncePerRequest("TodoResource.export()", List.of(limit("module", 100, 60)));
-        BoundLimits bean = engine.binder().bind("ExportService.export()", List.of(limit("export", 1, 10)));
+        BoundLimits resource = engine.binder().bindResourceMethod(resourceMethod("TodoResource.export()", limit("module", 100, 60))).transport();
+        BoundLimits bean = engine.binder().bind(beanMethod("ExportService.export()", limit("export", 1, 10)));
         decideNow(engine, engine.ledger("p"), bean);
         clock.advanceSeconds(4);
         RequestLedger ledger = engine.ledger("p");
@@ -160,8 +162,8 @@ class RateLimitHeadersTest {
     @Test
     void sharedNameShowsTheHandlersOwnLimitWithTheRemainingOfTheCountItSpendsFrom() {
         RateLimitEngine engine = engine();
-        BoundLimits small = engine.binder().bindOncePerRequest("A.a()", List.of(limit("api", 10, 60)));
-        BoundLimits large = engine.binder().bindOncePerRequest("B.b()", List.of(limit("api", 20, 60)));
+        BoundLimits small = engine.binder().bindResourceMethod(resourceMethod("A.a()", limit("api", 10, 60))).transport();
+        BoundLimits large = engine.binder().bindResourceMethod(resourceMethod("B.b()", limit("api", 20, 60))).transport();
         request(engine, small);
 
         Map<String, String> headers = request(engine, large);
@@ -175,8 +177,7 @@ class RateLimitHeadersTest {
     @Test
     void shadowLimitsAreNeverWritten() {
         RateLimitEngine engine = engine("ratelimit.limits.burst.mode", "shadow");
-        BoundLimits limits = engine.binder().bindOncePerRequest("TodoResource.create()",
-                List.of(limit("default", 3, 60), limit("burst", 1, 60)));
+        BoundLimits limits = engine.binder().bindResourceMethod(resourceMethod("TodoResource.create()", limit("default", 3, 60), limit("burst", 1, 60))).transport();
         request(engine, limits);
 
         Map<String, String> headers = request(engine, limits);
@@ -192,7 +193,7 @@ class RateLimitHeadersTest {
     @Test
     void requestOfShadowLimitsOnlyWritesNothing() {
         RateLimitEngine engine = engine("ratelimit.mode", "shadow");
-        BoundLimits limits = engine.binder().bindOncePerRequest("TodoResource.all()", List.of(limit("default", 1, 60)));
+        BoundLimits limits = engine.binder().bindResourceMethod(resourceMethod("TodoResource.all()", limit("default", 1, 60))).transport();
         RequestLedger ledger = engine.ledger("p");
         decideNow(engine, ledger, limits);
         Map<String, String> headers = new LinkedHashMap<>();
@@ -204,7 +205,7 @@ class RateLimitHeadersTest {
     @Test
     void formatsOfACallSiteFollowItsChangingLimits() {
         RateLimitEngine engine = engine("ratelimit.plans", "gold", "ratelimit.plans.gold.limits.default.permit-limit", "2000");
-        BoundLimits all = engine.binder().bindOncePerRequest("TodoResource.all()", List.of(limit("default", 1500, 60)));
+        BoundLimits all = engine.binder().bindResourceMethod(resourceMethod("TodoResource.all()", limit("default", 1500, 60))).transport();
         RateLimitHeaders.Formats formats = new RateLimitHeaders.Formats();
         for (int round = 0; round < 3; round++) {
             for (TestCaller caller : List.of(TestCaller.user("a" + round), TestCaller.user("g" + round, "gold"))) {
@@ -234,7 +235,7 @@ class RateLimitHeadersTest {
         RateLimitEngine engine = engine("ratelimit.plans", "gold",
                 "ratelimit.limits.default.window-seconds", "30",
                 "ratelimit.plans.gold.limits.default.permit-limit", "10");
-        BoundLimits all = engine.binder().bindOncePerRequest("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits all = engine.binder().bindResourceMethod(resourceMethod("TodoResource.all()", limit("default", 3, 60))).transport();
 
         Map<String, String> gold = request(engine, all, TestCaller.user("alice", "gold"));
         Map<String, String> none = request(engine, all, TestCaller.user("bob"));
@@ -248,7 +249,7 @@ class RateLimitHeadersTest {
     void requestLetThroughUncountedShowsTheWholeLimit() {
         store = new InProcessRateLimitStore(1, clock);
         RateLimitEngine engine = engine();
-        BoundLimits all = engine.binder().bindOncePerRequest("TodoResource.all()", List.of(limit("default", 3, 60)));
+        BoundLimits all = engine.binder().bindResourceMethod(resourceMethod("TodoResource.all()", limit("default", 3, 60))).transport();
         request(engine, all);
 
         Map<String, String> headers = request(engine, all, TestCaller.user("bob"));
@@ -262,8 +263,7 @@ class RateLimitHeadersTest {
     @Test
     void costShowsThePermitsLeft() {
         RateLimitEngine engine = engine();
-        BoundLimits report = engine.binder().bindOncePerRequest("TodoResource.report()",
-                List.of(new DeclaredLimit(new RateLimitPolicy("reports", 10, 60), 4, "@RateLimit")));
+        BoundLimits report = engine.binder().bindResourceMethod(resourceMethod("TodoResource.report()", EngineFixtures.limit(new RateLimitPolicy("reports", 10, 60), 4))).transport();
 
         assertThat(request(engine, report)).contains(entry("RateLimit", "\"reports\";r=6;t=60"));
         assertThat(request(engine, report)).contains(entry("RateLimit", "\"reports\";r=2;t=60"));
@@ -291,8 +291,7 @@ class RateLimitHeadersTest {
     @Test
     void tokenBucketResetIsTheTimeUntilTheBucketIsFull() {
         RateLimitEngine engine = engine();
-        BoundLimits bucket = engine.binder().bindOncePerRequest("TodoResource.all()", List.of(
-                new DeclaredLimit(new RateLimitPolicy("tb", 3, 60, RateLimitAlgorithm.TOKEN_BUCKET), 1, "@RateLimit")));
+        BoundLimits bucket = engine.binder().bindResourceMethod(resourceMethod("TodoResource.all()", EngineFixtures.limit(new RateLimitPolicy("tb", 3, 60, RateLimitAlgorithm.TOKEN_BUCKET), 1))).transport();
 
         Map<String, String> first = request(engine, bucket);
         Map<String, String> second = request(engine, bucket);
@@ -317,8 +316,8 @@ class RateLimitHeadersTest {
         return RateLimitEngine.builder(RateLimitSettings.of(values), store).build();
     }
 
-    private static DeclaredLimit limit(String name, int permitLimit, int windowSeconds) {
-        return new DeclaredLimit(new RateLimitPolicy(name, permitLimit, windowSeconds), 1, "@RateLimit");
+    private static LimitDeclaration limit(String name, int permitLimit, int windowSeconds) {
+        return EngineFixtures.limit(name, permitLimit, windowSeconds);
     }
 
     private static Map<String, String> request(RateLimitEngine engine, BoundLimits limits) {

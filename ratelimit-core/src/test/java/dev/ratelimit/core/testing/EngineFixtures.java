@@ -5,13 +5,20 @@ import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.config.RateLimitSettings;
+import dev.ratelimit.core.declaration.DeclaredOn;
+import dev.ratelimit.core.declaration.LimitDeclaration;
+import dev.ratelimit.core.declaration.LimitResolver;
+import dev.ratelimit.core.declaration.MethodDeclarations;
+import dev.ratelimit.core.declaration.ResolvedLimits;
 import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.DecisionStages;
-import dev.ratelimit.core.engine.DeclaredLimit;
 import dev.ratelimit.core.engine.NamedLimit;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -19,9 +26,9 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 /**
- * What tests of the engine and of its users share: settings from key/value pairs, a declared limit, the
- * engine's entry point read as the adapters read it, and two stores that fail in the two ways the engine's
- * failure policy handles.
+ * What tests of the engine and of its users share: settings from key/value pairs, declared limits and a method's
+ * limits resolved from them, the engine's entry point read as the adapters read it, and two stores that fail in the
+ * two ways the engine's failure policy handles.
  */
 public final class EngineFixtures {
 
@@ -37,9 +44,49 @@ public final class EngineFixtures {
         return RateLimitSettings.of(values);
     }
 
-    /** A limit declared by an annotation, cost 1. */
-    public static DeclaredLimit limit(String name, int permitLimit, int windowSeconds) {
-        return new DeclaredLimit(new RateLimitPolicy(name, permitLimit, windowSeconds), 1, "@RateLimit");
+    /** A limit declared on a method, cost 1. */
+    public static LimitDeclaration limit(String name, int permitLimit, int windowSeconds) {
+        return limit(new RateLimitPolicy(name, permitLimit, windowSeconds), 1);
+    }
+
+    /** A limit declared on a method, of {@code cost} permits per call. */
+    public static LimitDeclaration limit(RateLimitPolicy policy, int cost) {
+        return LimitDeclaration.builder(DeclaredOn.METHOD, "the test").policy(policy).cost(cost).build();
+    }
+
+    /** A limit declared on a method that may wait for its permits, and counts {@code per}. */
+    public static LimitDeclaration limit(RateLimitPolicy policy, long maxWaitMillis, RateLimitPer per) {
+        return LimitDeclaration.builder(DeclaredOn.METHOD, "the test").policy(policy).maxWaitMillis(maxWaitMillis)
+                .per(per).build();
+    }
+
+    /**
+     * The limits of a bean method named {@code where}, as the resolver makes them of {@code declared} (each put in
+     * the list of its level).
+     */
+    public static ResolvedLimits beanMethod(String where, LimitDeclaration... declared) {
+        return resolve(where, MethodDeclarations.Kind.BEAN_METHOD, declared);
+    }
+
+    /** The limits of a resource method named {@code where}: {@link #beanMethod}, the global and module levels too. */
+    public static ResolvedLimits resourceMethod(String where, LimitDeclaration... declared) {
+        return resolve(where, MethodDeclarations.Kind.RESOURCE_METHOD, declared);
+    }
+
+    private static ResolvedLimits resolve(String where, MethodDeclarations.Kind kind, LimitDeclaration... declared) {
+        LimitDeclaration global = null;
+        List<LimitDeclaration> module = new ArrayList<>();
+        List<LimitDeclaration> classLevel = new ArrayList<>();
+        List<LimitDeclaration> methodLevel = new ArrayList<>();
+        for (LimitDeclaration d : declared) {
+            switch (d.declaredOn()) {
+                case GLOBAL -> global = d;
+                case MODULE -> module.add(d);
+                case CLASS -> classLevel.add(d);
+                case METHOD -> methodLevel.add(d);
+            }
+        }
+        return LimitResolver.resolve(global, new MethodDeclarations(where, kind, module, classLevel, methodLevel));
     }
 
     /** What an adapter on a thread that may wait runs: the engine's one entry point for a call site, read. */

@@ -1,6 +1,6 @@
 package dev.ratelimit.jaxrs.internal;
 
-import dev.ratelimit.cdi.LimitResolver;
+import dev.ratelimit.cdi.LimitReader;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.BeanManager;
@@ -75,7 +75,7 @@ public final class ApplicationLocator {
     /** The class itself or the superclass under a container's proxy that carries {@code @RateLimit}. */
     private static Class<?> annotatedClass(Class<?> type) {
         for (Class<?> c = type; c != null && c != Application.class; c = c.getSuperclass()) {
-            if (LimitResolver.isAnnotated(c)) {
+            if (LimitReader.isAnnotated(c)) {
                 return c;
             }
         }

@@ -1,29 +1,32 @@
 package dev.ratelimit.openapi.processor;
 
-import dev.ratelimit.core.LimitRules;
-import dev.ratelimit.core.RateLimitAlgorithm;
-import dev.ratelimit.core.RateLimitPolicy;
-import dev.ratelimit.core.RateLimitScope;
-import dev.ratelimit.openapi.internal.index.IndexedLimit;
+import dev.ratelimit.core.declaration.DeclaredOn;
+import dev.ratelimit.core.declaration.LimitDeclaration;
+import dev.ratelimit.core.declaration.LimitResolver;
+import dev.ratelimit.core.declaration.MethodDeclarations;
+import dev.ratelimit.core.declaration.ResolvedLimits.Problem;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import javax.annotation.processing.Messager;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.AnnotationValue;
 import javax.lang.model.element.Element;
+import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
 import javax.tools.Diagnostic;
 
 /**
- * Validation: reads the {@code @RateLimit}s of the source and holds them to the rules the runtime holds them to
- * when the application deploys ({@link RateLimitPolicy}'s ranges, {@link LimitRules}), with the runtime's
- * messages, as compile errors. Each error is reported once, however many methods a class limit covers.
+ * The {@code javax.lang.model} reader: reads the {@code @RateLimit}s of the source into declarations (each member
+ * the source gives, by name), and reports what {@link LimitResolver} finds wrong with them, with the messages the
+ * deployment would fail with, as compile errors on the annotation. Each error is reported once, however many methods
+ * a class limit covers.
  */
 final class LimitChecks {
 
@@ -32,109 +35,78 @@ final class LimitChecks {
 
     private final AnnotationValues values;
     private final Messager messager;
+    /** What each element declares, read once per place: a class limit covers many methods. */
+    private final Map<List<Object>, List<LimitDeclaration>> read = new HashMap<>();
+    /** Where each declaration was read: the element and the annotation an error points at. */
+    private final Map<LimitDeclaration, Found> found = new IdentityHashMap<>();
     /** Errors already reported: a class limit covers many methods, a method may be reached through two locators. */
     private final Set<String> reported = new HashSet<>();
     private final Set<AnnotationMirror> reportedLimits = Collections.newSetFromMap(new IdentityHashMap<>());
+
+    private record Found(Element on, AnnotationMirror mirror) {
+    }
 
     LimitChecks(AnnotationValues values, Messager messager) {
         this.values = values;
         this.messager = messager;
     }
 
-    /** One {@code @RateLimit} as written: its values (defaults filled in) and where, for messages. */
-    record Limit(String name, int permitLimit, int windowSeconds, String scope, String algorithm, int cost, long maxWaitMillis,
-                 Element on, AnnotationMirror mirror) {
-    }
-
-    /** The {@code @RateLimit}s directly on {@code element}, in declaration order (repeated ones sit in their container). */
-    List<Limit> limitsOn(Element element) {
-        List<Limit> limits = new ArrayList<>();
-        for (AnnotationMirror a : element.getAnnotationMirrors()) {
-            String type = ((TypeElement) a.getAnnotationType().asElement()).getQualifiedName().toString();
-            if (type.equals(RATE_LIMIT)) {
-                limits.add(limit(element, a));
-            } else if (type.equals(RATE_LIMIT_LIST)) {
-                Object value = values.value(a, "value");
-                if (value instanceof List<?> list) {
+    /**
+     * The {@code @RateLimit}s directly on {@code element}, in declaration order (repeated ones sit in their
+     * container), found on {@code level} and named {@code place}.
+     */
+    List<LimitDeclaration> limitsOn(Element element, DeclaredOn level, String place) {
+        return read.computeIfAbsent(List.of(element, level, place), k -> {
+            List<LimitDeclaration> limits = new ArrayList<>();
+            for (AnnotationMirror a : element.getAnnotationMirrors()) {
+                String type = ((TypeElement) a.getAnnotationType().asElement()).getQualifiedName().toString();
+                if (type.equals(RATE_LIMIT)) {
+                    limits.add(declaration(element, a, level, place));
+                } else if (type.equals(RATE_LIMIT_LIST) && values.value(a, "value") instanceof List<?> list) {
                     for (Object item : list) {
                         if (((AnnotationValue) item).getValue() instanceof AnnotationMirror m) {
-                            limits.add(limit(element, m));
+                            limits.add(declaration(element, m, level, place));
                         }
                     }
                 }
             }
+            return limits;
+        });
+    }
+
+    /** The members the source gives, by name (the classes being compiled cannot be reflected on); the rest default. */
+    private LimitDeclaration declaration(Element on, AnnotationMirror a, DeclaredOn level, String place) {
+        LimitDeclaration.Builder declaration = LimitDeclaration.builder(level, place);
+        for (Map.Entry<? extends ExecutableElement, ? extends AnnotationValue> member : a.getElementValues().entrySet()) {
+            Object value = member.getValue().getValue();
+            declaration.member(member.getKey().getSimpleName().toString(),
+                    value instanceof VariableElement constant ? constant.getSimpleName().toString() : value);
         }
-        return limits;
+        LimitDeclaration read = declaration.build();
+        found.put(read, new Found(on, a));
+        return read;
     }
 
-    /** Members read by name from the source's annotation: the class being compiled cannot be reflected on. */
-    private Limit limit(Element on, AnnotationMirror a) {
-        Object algorithm = values.value(a, "algorithm");
-        Object cost = values.value(a, "cost");
-        return new Limit((String) values.value(a, "name"), (Integer) values.value(a, "permitLimit"), (Integer) values.value(a, "windowSeconds"),
-                enumConstant(values.value(a, "scope"), RateLimitScope.TRANSPORT.name()),
-                enumConstant(algorithm, RateLimitAlgorithm.SLIDING_WINDOW.name()),
-                cost instanceof Integer c ? c : 1, values.value(a, "maxWaitMillis") instanceof Long w ? w : 0, on, a);
+    /** Reports what is wrong with the limits of a resource method, at {@code method} or at the declaration. */
+    void check(MethodDeclarations declarations, Element method) {
+        report(LimitResolver.resolve(null, declarations).problems(), method);
     }
 
-    private static String enumConstant(Object value, String absent) {
-        if (value == null) {
-            return absent;
-        }
-        return value instanceof VariableElement v ? v.getSimpleName().toString() : String.valueOf(value);
+    /** Reports what is wrong with the module's limits, at the {@code Application} subclass or at the declaration. */
+    void checkModule(List<LimitDeclaration> module, Element application) {
+        report(LimitResolver.check(module, MethodDeclarations.Kind.RESOURCE_METHOD), application);
     }
 
-    /** The limits, each checked as the runtime checks it (cost included); an invalid one is a compile error and left out. */
-    List<IndexedLimit> validated(List<Limit> limits, String where) {
-        List<IndexedLimit> valid = new ArrayList<>();
-        for (Limit limit : limits) {
-            try {
-                RateLimitAlgorithm algorithm;
-                try {
-                    algorithm = RateLimitAlgorithm.valueOf(limit.algorithm());
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException("algorithm " + limit.algorithm() + " is not one this version of "
-                            + "ratelimit-openapi knows (" + Arrays.toString(RateLimitAlgorithm.values()) + ")");
+    private void report(List<Problem> problems, Element element) {
+        for (Problem problem : problems) {
+            Found where = problem.declaration() == null ? null : found.get(problem.declaration());
+            if (where == null) {
+                if (reported.add(problem.message())) {
+                    messager.printMessage(Diagnostic.Kind.ERROR, problem.message(), element);
                 }
-                IndexedLimit indexed = new IndexedLimit(new RateLimitPolicy(limit.name(), limit.permitLimit(),
-                        limit.windowSeconds(), algorithm), limit.cost(), RateLimitScope.valueOf(limit.scope()));
-                String waitError = LimitRules.maxWaitError(limit.maxWaitMillis());
-                if (waitError == null && limit.maxWaitMillis() > 0) {
-                    // every limit indexed here covers resource methods, which refuse at once
-                    waitError = LimitRules.resourceMethodWaits(limit.name(), "maxWaitMillis", limit.maxWaitMillis());
-                }
-                if (waitError != null) {
-                    throw new IllegalArgumentException(waitError);
-                }
-                valid.add(indexed);
-            } catch (IllegalArgumentException e) {
-                String on = limit.on() instanceof TypeElement t && !where.equals(t.getSimpleName().toString())
-                        ? t.getSimpleName() + " (covering " + where + ")" : where;
-                if (reportedLimits.add(limit.mirror())) {
-                    messager.printMessage(Diagnostic.Kind.ERROR, "@RateLimit on " + on + ": " + e.getMessage(),
-                            limit.on(), limit.mirror());
-                }
-            }
-        }
-        return valid;
-    }
-
-    void checkUniqueNames(String where, Element method, List<IndexedLimit> classLimits,
-                                  List<IndexedLimit> methodLimits) {
-        Set<String> names = new HashSet<>();
-        List<IndexedLimit> all = new ArrayList<>(classLimits);
-        all.addAll(methodLimits);
-        for (IndexedLimit limit : all) {
-            if (!names.add(limit.policy().name())) {
-                error("@RateLimit on " + where + ": " + LimitRules.duplicateName(limit.policy().name()), method);
+            } else if (reportedLimits.add(where.mirror())) {
+                messager.printMessage(Diagnostic.Kind.ERROR, problem.message(), where.on(), where.mirror());
             }
         }
     }
-
-    private void error(String message, Element element) {
-        if (reported.add(message)) {
-            messager.printMessage(Diagnostic.Kind.ERROR, message, element);
-        }
-    }
-
 }

@@ -3,7 +3,8 @@ package dev.ratelimit.openapi.processor;
 import dev.ratelimit.openapi.internal.index.IndexFile;
 import dev.ratelimit.openapi.internal.index.IndexFormat;
 import dev.ratelimit.openapi.internal.index.IndexedApplication;
-import dev.ratelimit.openapi.internal.index.IndexedLimit;
+import dev.ratelimit.core.declaration.DeclaredOn;
+import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.openapi.internal.index.IndexedMethod;
 import dev.ratelimit.openapi.internal.index.PathTemplates;
 import java.util.ArrayDeque;
@@ -33,8 +34,8 @@ import javax.tools.Diagnostic;
  * unless told to: {@code <maven.compiler.proc>full</maven.compiler.proc>} (javac {@code -proc:full}),
  * or {@code ratelimit-openapi} in {@code annotationProcessorPaths}.
  *
- * <p>The work is split by job: the class walk ({@link ResourceWalker}), the checks of the limits
- * ({@link LimitChecks}), and the index file ({@link IndexFiles}).
+ * <p>The work is split by job: the class walk ({@link ResourceWalker}), the limits read and checked by the
+ * resolver every runtime uses ({@link LimitChecks}), and the index file ({@link IndexFiles}).
  *
  * <p>A {@code @RateLimit} the runtime would reject (permitLimit &lt; 1, a bad name, one name twice
  * on one method) is a compile error here, with the message the deployment would fail with.
@@ -118,8 +119,8 @@ public final class RateLimitIndexProcessor extends AbstractProcessor {
         for (TypeElement type : candidates) {
             if (walker.isConcreteClass(type) && walker.isSubtype(type, application) && !type.equals(application)) {
                 String where = walker.describe(type);
-                List<IndexedLimit> module = checks.validated(checks.limitsOn(type), where);
-                checks.checkUniqueNames(where, type, module, List.of());
+                List<LimitDeclaration> module = checks.limitsOn(type, DeclaredOn.MODULE, where);
+                checks.checkModule(module, type);
                 applications.add(new IndexedApplication(walker.binaryName(type), walker.applicationPath(type), module));
             }
             String classPath = walker.isConcreteClass(type) ? walker.resourcePath(type) : null;

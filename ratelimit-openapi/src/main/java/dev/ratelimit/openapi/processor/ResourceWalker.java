@@ -1,6 +1,8 @@
 package dev.ratelimit.openapi.processor;
 
-import dev.ratelimit.openapi.internal.index.IndexedLimit;
+import dev.ratelimit.core.declaration.DeclaredOn;
+import dev.ratelimit.core.declaration.LimitDeclaration;
+import dev.ratelimit.core.declaration.MethodDeclarations;
 import dev.ratelimit.openapi.internal.index.IndexedMethod;
 import dev.ratelimit.openapi.internal.index.PathTemplates;
 import java.util.ArrayDeque;
@@ -27,8 +29,8 @@ import javax.lang.model.util.Types;
 /**
  * The class walk: the Jakarta REST resource methods of a class as the runtimes see them (root resources,
  * inherited and interface-declared methods, sub-resource locators followed to their return type), each with its
- * HTTP methods, path template and the {@code @RateLimit}s of its class and of itself ({@link LimitChecks}); and the
- * names messages give classes and methods.
+ * HTTP methods, path template and the {@code @RateLimit}s of its class and of itself, read and checked by
+ * {@link LimitChecks}; and the names messages give classes and methods.
  */
 final class ResourceWalker {
 
@@ -52,7 +54,7 @@ final class ResourceWalker {
     /** Indexes the resource methods of {@code type} below {@code basePath}, following sub-resource locators. */
     void index(TypeElement type, String basePath, String root, Deque<String> locators,
                        List<IndexedMethod> into) {
-        List<LimitChecks.Limit> classLimits = checks.limitsOn(type);
+        List<LimitDeclaration> classLimits = checks.limitsOn(type, DeclaredOn.CLASS, describe(type));
         for (ExecutableElement method : ElementFilter.methodsIn(elements.getAllMembers(type))) {
             if (!method.getModifiers().contains(Modifier.PUBLIC) || method.getModifiers().contains(Modifier.STATIC)
                     || ((TypeElement) method.getEnclosingElement()).getQualifiedName().contentEquals("java.lang.Object")) {
@@ -66,17 +68,16 @@ final class ResourceWalker {
             String methodPath = values.stringValue(declaration, PATH);
             String key = methodKey(type, method);
             if (!httpMethods.isEmpty()) {
-                List<LimitChecks.Limit> own = checks.limitsOn(method);
-                if (own.isEmpty() && !declaration.equals(method)) {
-                    own = checks.limitsOn(declaration); // what runtimes that report the annotated declaration read
-                }
                 String where = describe(type, method);
-                List<IndexedLimit> classPolicies = checks.validated(classLimits, where);
-                List<IndexedLimit> methodPolicies = checks.validated(own, where);
-                checks.checkUniqueNames(where, method, classPolicies, methodPolicies);
+                List<LimitDeclaration> own = checks.limitsOn(method, DeclaredOn.METHOD, where);
+                if (own.isEmpty() && !declaration.equals(method)) {
+                    // what runtimes that report the annotated declaration read
+                    own = checks.limitsOn(declaration, DeclaredOn.METHOD, where);
+                }
+                checks.check(MethodDeclarations.resourceMethod(where, List.of(), classLimits, own), method);
                 String path = PathTemplates.join(basePath, methodPath);
                 for (String http : httpMethods) {
-                    into.add(new IndexedMethod(root, http, path, key, classPolicies, methodPolicies));
+                    into.add(new IndexedMethod(root, http, path, key, where, classLimits, own));
                 }
             } else if (methodPath != null && !locators.contains(key)) {
                 TypeElement subResource = subResourceOf(type, method);

@@ -1,5 +1,7 @@
 package dev.ratelimit.redis.cdi;
 
+import static dev.ratelimit.core.testing.EngineFixtures.limit;
+import static dev.ratelimit.core.testing.EngineFixtures.beanMethod;
 import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,7 +12,6 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.BoundLimits;
-import dev.ratelimit.core.engine.DeclaredLimit;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStore;
@@ -91,8 +92,8 @@ class RedisStoreProducerTest {
                     + ", cluster=false, timeout-millis=5000, key-prefix=cdi:)");
             assertThat(logged).anySatisfy(line -> assertThat(line).startsWith("ratelimit: store RedisRateLimitStore(uri="));
 
-            BoundLimits limits = engine.binder().bind("RedisStoreProducerTest", List.of(new DeclaredLimit(
-                    new RateLimitPolicy("cdi", 1, 60), 1, "@RateLimit on RedisStoreProducerTest")));
+            BoundLimits limits = engine.binder().bind(beanMethod("RedisStoreProducerTest", limit(
+                    new RateLimitPolicy("cdi", 1, 60), 1)));
             RateLimitDecision first = decideNow(engine, engine.ledger("p"), limits);
             assertThat(first.allowed()).isTrue();
             assertThat(decideNow(engine, engine.ledger("p"), limits).allowed()).isFalse();

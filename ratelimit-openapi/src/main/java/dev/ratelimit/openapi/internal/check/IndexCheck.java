@@ -1,11 +1,10 @@
 package dev.ratelimit.openapi.internal.check;
 
-import dev.ratelimit.cdi.LimitResolver;
-import dev.ratelimit.cdi.ResolvedLimit;
-import dev.ratelimit.cdi.ResolvedLimits;
+import dev.ratelimit.cdi.LimitReader;
 import dev.ratelimit.core.InvalidRateLimitException;
-import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.config.RateLimitSettings;
+import dev.ratelimit.core.declaration.LimitDeclaration;
+import dev.ratelimit.core.declaration.ResolvedLimits;
 import dev.ratelimit.openapi.internal.index.IndexFormat;
 import dev.ratelimit.openapi.internal.index.IndexedOperation;
 import dev.ratelimit.openapi.internal.index.ResourceIndex;
@@ -72,7 +71,7 @@ public final class IndexCheck {
     public String check(Class<?> resourceClass, Method method) {
         ResolvedLimits declared;
         try {
-            declared = LimitResolver.forResourceMethod(DECLARATIONS_ONLY, module, resourceClass, method);
+            declared = LimitReader.forResourceMethod(DECLARATIONS_ONLY, module, resourceClass, method);
         } catch (InvalidRateLimitException e) {
             return null; // the deployment fails on it anyway, with this message
         }
@@ -125,14 +124,14 @@ public final class IndexCheck {
     }
 
     /** Every member of every limit, and where it is declared (module, class, method), in order. */
-    private static boolean agrees(List<IndexedOperation> indexed, List<ResolvedLimit> declared) {
+    private static boolean agrees(List<IndexedOperation> indexed, List<LimitDeclaration> declared) {
         return disagreeing(indexed, declared) == null;
     }
 
-    private static IndexedOperation disagreeing(List<IndexedOperation> indexed, List<ResolvedLimit> declared) {
-        List<ResolvedLimit> recorded = asIndexed(declared);
+    private static IndexedOperation disagreeing(List<IndexedOperation> indexed, List<LimitDeclaration> declared) {
+        List<List<Object>> recorded = compared(declared);
         for (IndexedOperation op : indexed) {
-            if (!op.limits().equals(recorded)) {
+            if (!compared(op.limits()).equals(recorded)) {
                 return op;
             }
         }
@@ -140,23 +139,22 @@ public final class IndexCheck {
     }
 
     /**
-     * What the index records of each limit: not {@code per} nor {@code maxWaitMillis} (SPEC 20), which the document
-     * does not show; compared with them, every {@code per = APPLICATION} resource method looked stale.
+     * What is compared of each limit: every member and its level, not how the reader named its place (a runtime
+     * may report an interface's method where the compiler saw the class's).
      */
-    private static List<ResolvedLimit> asIndexed(List<ResolvedLimit> declared) {
-        List<ResolvedLimit> recorded = new ArrayList<>(declared.size());
-        for (ResolvedLimit limit : declared) {
-            recorded.add(new ResolvedLimit(limit.policy(), limit.cost(), limit.scope(), limit.level()));
+    private static List<List<Object>> compared(List<LimitDeclaration> limits) {
+        List<List<Object>> compared = new ArrayList<>(limits.size());
+        for (LimitDeclaration limit : limits) {
+            compared.add(List.of(limit.members(), limit.declaredOn()));
         }
-        return recorded;
+        return compared;
     }
 
     /** {@code ["burst" 5/1s, "hourly" 500/3600s PRINCIPAL, "reports" 10/60s cost 4]}: the members that are not defaults. */
-    static String describe(List<ResolvedLimit> limits) {
+    static String describe(List<LimitDeclaration> limits) {
         StringJoiner text = new StringJoiner(", ", "[", "]");
-        for (ResolvedLimit limit : limits) {
-            text.add(limit.policy() + (limit.cost() == 1 ? "" : " cost " + limit.cost())
-                    + (limit.scope() == RateLimitScope.TRANSPORT ? "" : " " + limit.scope()));
+        for (LimitDeclaration limit : limits) {
+            text.add(limit.describe());
         }
         return text.toString();
     }

@@ -1,7 +1,7 @@
 package dev.ratelimit.openapi.internal.check;
 
 import dev.ratelimit.core.config.AdminSettings;
-import dev.ratelimit.cdi.LimitResolver;
+import dev.ratelimit.cdi.LimitReader;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.FeatureContext;
@@ -28,7 +28,7 @@ public class IndexCheckFeature implements DynamicFeature {
         if (resourceClass == null || method == null || resourceClass.getName().startsWith("org.glassfish.jersey.")) {
             return;
         }
-        Class<?> userClass = LimitResolver.userClass(resourceClass);
+        Class<?> userClass = LimitReader.userClass(resourceClass);
         jakarta.ws.rs.Path path = userClass.getAnnotation(jakarta.ws.rs.Path.class);
         if (path != null && path.value().equals(AdminSettings.INTERNAL_PATH)) {
             return; // the library's admin resource: no limit counts it, and the filter documents it itself

@@ -1,10 +1,10 @@
 package dev.ratelimit.openapi.internal.document;
 
-import dev.ratelimit.cdi.ResolvedLimit;
 import dev.ratelimit.core.RateLimitMode;
 import dev.ratelimit.core.config.Plan;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.config.RateLimitSettings.Effective;
+import dev.ratelimit.core.declaration.LimitDeclaration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A declared limit as the application enforces it (SPEC 12, 13): the declaration, then
+ * A declared limit as the application enforces it: the declaration, then
  * {@code ratelimit.limits.<name>.*} and {@code ratelimit.mode} for callers in no plan, and the plans whose
  * {@code ratelimit.plans.<plan>.limits.<name>.*} change it, in the order of {@code ratelimit.plans}. The
  * same values the engine binds and the start-up line shows. Immutable.
@@ -21,7 +21,7 @@ import java.util.Map;
  * @param none     policy and mode for callers in no plan
  * @param plans    plan name to its policy and mode, for the plans whose values differ from {@code none}
  */
-public record EffectiveLimit(ResolvedLimit declared, Effective none, Map<String, Effective> plans) {
+public record EffectiveLimit(LimitDeclaration declared, Effective none, Map<String, Effective> plans) {
 
     public EffectiveLimit {
         plans = Collections.unmodifiableMap(new LinkedHashMap<>(plans));
@@ -33,9 +33,9 @@ public record EffectiveLimit(ResolvedLimit declared, Effective none, Map<String,
      *
      * @throws dev.ratelimit.core.InvalidRateLimitException naming the key and the value when one is malformed
      */
-    public static List<EffectiveLimit> of(List<ResolvedLimit> declared, RateLimitSettings settings) {
+    public static List<EffectiveLimit> of(List<LimitDeclaration> declared, RateLimitSettings settings) {
         List<EffectiveLimit> limits = new ArrayList<>(declared.size());
-        for (ResolvedLimit limit : declared) {
+        for (LimitDeclaration limit : declared) {
             Effective none = settings.effective(limit.policy(), null);
             Map<String, Effective> plans = new LinkedHashMap<>();
             boolean applies = none.mode() != RateLimitMode.OFF;

@@ -26,12 +26,14 @@ import org.eclipse.microprofile.openapi.models.responses.APIResponse;
 import org.eclipse.microprofile.openapi.models.responses.APIResponses;
 
 /**
- * What the document says about a limited operation (SPEC 4, 9, 12, 13, 15, 17): the limits in force with
- * their effective values (configuration applied), the plans that change them, algorithm, cost and mode,
- * in its description and in {@value #EXTENSION}; and, when one of them can refuse a request (not all in
- * shadow mode), a {@code 429} response with the problem body and every rate-limit header, and the
- * {@code RateLimit-*} headers on its other responses. The shared parts are components, referenced from
- * each operation. Running it twice on one document changes nothing the second time.
+ * What the document says about a limited operation: the limits in force with their effective values
+ * (configuration applied), the plans that change them, algorithm, cost and mode, in its description and in
+ * {@value #EXTENSION}; and, when one of them can refuse a request (not all in shadow mode), a {@code 429}
+ * response with the problem body and every rate-limit header, and the {@code RateLimit-*} headers on its other
+ * responses. The shared parts are components, referenced from each operation. Running it twice on one document
+ * changes nothing the second time.
+ *
+ * <p>One job, over 400 lines: writing one operation's part of the document (the OpenAPI model is verbose).
  */
 public final class LimitDocumentation {
 
@@ -251,7 +253,7 @@ public final class LimitDocumentation {
             item.put("algorithm", p.algorithm().name());
             item.put("cost", limit.declared().cost());
             item.put("scope", limit.declared().scope().name());
-            item.put("declaredOn", limit.declared().level().name().toLowerCase(Locale.ROOT));
+            item.put("declaredOn", limit.declared().declaredOn().name().toLowerCase(Locale.ROOT));
             item.put("mode", mode(limit.none().mode()));
             if (!limit.plans().isEmpty()) {
                 Map<String, Object> plans = new LinkedHashMap<>();

@@ -1,8 +1,7 @@
 package dev.ratelimit.openapi.internal.index;
 
-import dev.ratelimit.core.RateLimitAlgorithm;
-import dev.ratelimit.core.RateLimitPolicy;
-import dev.ratelimit.core.RateLimitScope;
+import dev.ratelimit.core.declaration.DeclaredOn;
+import dev.ratelimit.core.declaration.LimitDeclaration;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Reader;
@@ -10,7 +9,9 @@ import java.io.Writer;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.StringJoiner;
 
 /**
@@ -19,22 +20,23 @@ import java.util.StringJoiner;
  * start-up check. Lines are sorted, so one source always gives the same bytes.
  *
  * <pre>
- * ratelimit-index	2
+ * ratelimit-index	3
  * application	&lt;binary class name&gt;	&lt;application path&gt;	&lt;limits&gt;
- * method	&lt;root class&gt;	&lt;HTTP method&gt;	&lt;path below the application&gt;	&lt;java method&gt;	&lt;class limits&gt;	&lt;method limits&gt;
+ * method	&lt;root class&gt;	&lt;HTTP method&gt;	&lt;path below the application&gt;	&lt;java method&gt;	&lt;class limits&gt;	&lt;method limits&gt;	&lt;method as messages name it&gt;
  * </pre>
  *
  * A java method is {@code <binary class name>#<name>(<parameter type>,...)}, parameter types erased,
  * in the form {@link Class#getTypeName()} gives ({@code java.lang.String[]}, {@code a.b.Outer$Inner}).
- * Limits are {@code <name>;<permitLimit>;<windowSeconds>;<scope>;<algorithm>;<cost>} items separated by
- * commas, in declaration order; an empty field is no limit. Paths escape backslash, tab and line breaks.
- * Readers skip record kinds they do not know, so later versions may add some.
+ * Limits are the declarations in declaration order, separated by commas; an empty field is no limit. A
+ * declaration is a serialisation of {@link LimitDeclaration}: {@code <member>=<value>} items separated by
+ * semicolons, one per member ({@link LimitDeclaration#members()}) and {@code place}, values escaped with
+ * {@code %} and two hex digits for {@code %,;=}, tab and line breaks. Paths escape backslash, tab and line
+ * breaks. Readers skip record kinds they do not know, so later versions may add some.
  *
- * <p>Version 1 (before {@code @RateLimit} had {@code algorithm} and {@code cost}) wrote limits as
- * {@code <name>;<permitLimit>;<windowSeconds>;<scope>}; it is still read, as the defaults of the two
- * members that its annotation did not have ({@code SLIDING_WINDOW}, cost 1). A later version than
- * {@value #VERSION} is refused with a message saying so: its limits may mean something this reader
- * does not know.
+ * <p>Versions 1 and 2 wrote a limit as {@code <name>;<permitLimit>;<windowSeconds>;<scope>} and version 2
+ * added {@code ;<algorithm>;<cost>}; they are still read, the members they did not write at their defaults,
+ * the places named from the class and method names. A later version than {@value #VERSION} is refused with
+ * a message saying so: its limits may mean something this reader does not know.
  */
 public final class IndexFormat {
 
@@ -42,11 +44,15 @@ public final class IndexFormat {
     public static final String LOCATION = "META-INF/ratelimit/resource-methods.idx";
 
     static final String HEADER = "ratelimit-index";
-    static final int VERSION = 2;
+    static final int VERSION = 3;
     /** The first version, still read: limits without algorithm and cost. */
     static final int VERSION_1 = 1;
+    /** Still read: limits as positional fields, up to the cost. */
+    static final int VERSION_2 = 2;
     static final String APPLICATION = "application";
     static final String METHOD = "method";
+    /** The item of a declaration that holds its place (every other item is a member). */
+    static final String PLACE = "place";
 
     private IndexFormat() {
     }
@@ -77,7 +83,7 @@ public final class IndexFormat {
                 .thenComparing(IndexedMethod::javaMethod).thenComparing(IndexedMethod::rootClass));
         for (IndexedMethod m : sorted) {
             lines.add(String.join("\t", METHOD, m.rootClass(), m.httpMethod(), escape(m.path()), m.javaMethod(),
-                    limits(m.classLimits()), limits(m.methodLimits())));
+                    limits(m.classLimits()), limits(m.methodLimits()), escape(m.where())));
         }
         lines.sort(Comparator.comparing((String line) -> !line.startsWith(APPLICATION)));
         for (String line : lines) {
@@ -114,14 +120,17 @@ public final class IndexFormat {
                 } else if (APPLICATION.equals(f[0])) {
                     fields(f, 4);
                     applications.add(new IndexedApplication(f[1], PathTemplates.normalize(unescape(f[2])),
-                            parseLimits(f[3], version)));
+                            parseLimits(f[3], version, DeclaredOn.MODULE, simpleName(f[1]))));
                 } else if (METHOD.equals(f[0])) {
-                    fields(f, 7);
+                    fields(f, version >= VERSION ? 8 : 7);
                     if (f[4].indexOf('#') < 1) {
                         throw new IllegalArgumentException("java method without a class: " + f[4]);
                     }
-                    methods.add(new IndexedMethod(f[1], f[2], PathTemplates.normalize(unescape(f[3])), f[4],
-                            parseLimits(f[5], version), parseLimits(f[6], version)));
+                    String resourceClass = f[4].substring(0, f[4].indexOf('#'));
+                    String where = version >= VERSION ? unescape(f[7]) : describe(f[4]);
+                    methods.add(new IndexedMethod(f[1], f[2], PathTemplates.normalize(unescape(f[3])), f[4], where,
+                            parseLimits(f[5], version, DeclaredOn.CLASS, simpleName(resourceClass)),
+                            parseLimits(f[6], version, DeclaredOn.METHOD, where)));
                 }
             } catch (IllegalArgumentException e) {
                 throw new IOException(source + ", line " + number + ": " + e.getMessage(), e);
@@ -159,36 +168,112 @@ public final class IndexFormat {
         return version;
     }
 
-    static String limits(List<IndexedLimit> limits) {
+    static String limits(List<LimitDeclaration> limits) {
         StringJoiner items = new StringJoiner(",");
-        for (IndexedLimit limit : limits) {
-            RateLimitPolicy p = limit.policy();
-            items.add(p.name() + ";" + p.permitLimit() + ";" + p.windowSeconds() + ";" + limit.scope().name() + ";"
-                    + p.algorithm().name() + ";" + limit.cost());
+        for (LimitDeclaration limit : limits) {
+            StringJoiner members = new StringJoiner(";");
+            limit.members().forEach((member, value) -> members.add(member + "=" + encode(
+                    value instanceof Enum<?> e ? e.name() : String.valueOf(value))));
+            members.add(PLACE + "=" + encode(limit.place()));
+            items.add(members.toString());
         }
         return items.toString();
     }
 
-    static List<IndexedLimit> parseLimits(String field, int version) {
-        List<IndexedLimit> limits = new ArrayList<>();
+    /**
+     * The declarations of a field, found on {@code level}; {@code place} names them where the version wrote no place.
+     * A value that is not one of its member's is kept in the declaration ({@link LimitDeclaration#unreadable}), for
+     * the resolver to report.
+     */
+    static List<LimitDeclaration> parseLimits(String field, int version, DeclaredOn level, String place) {
+        List<LimitDeclaration> limits = new ArrayList<>();
         if (field.isEmpty()) {
             return limits;
         }
-        int fields = version == VERSION_1 ? 4 : 6;
         for (String item : field.split(",")) {
-            String[] p = item.split(";", -1);
-            if (p.length != fields) {
-                throw new IllegalArgumentException("a limit is name;permitLimit;windowSeconds;scope"
-                        + (version == VERSION_1 ? "" : ";algorithm;cost") + " in format version " + version
-                        + ", was \"" + item + '"');
-            }
-            RateLimitAlgorithm algorithm = version == VERSION_1 ? RateLimitAlgorithm.SLIDING_WINDOW
-                    : RateLimitAlgorithm.valueOf(p[4]);
-            int cost = version == VERSION_1 ? 1 : Integer.parseInt(p[5]);
-            limits.add(new IndexedLimit(new RateLimitPolicy(p[0], Integer.parseInt(p[1]), Integer.parseInt(p[2]),
-                    algorithm), cost, RateLimitScope.valueOf(p[3])));
+            Map<String, String> members = version >= VERSION ? members(item) : positional(item, version);
+            LimitDeclaration.Builder declaration = LimitDeclaration.builder(level,
+                    members.containsKey(PLACE) ? members.remove(PLACE) : place);
+            members.forEach(declaration::member);
+            limits.add(declaration.build());
         }
         return limits;
+    }
+
+    private static Map<String, String> members(String item) {
+        Map<String, String> members = new LinkedHashMap<>();
+        for (String pair : item.split(";")) {
+            int equals = pair.indexOf('=');
+            if (equals < 1) {
+                throw new IllegalArgumentException("a limit's item is member=value, was \"" + pair + '"');
+            }
+            members.put(pair.substring(0, equals), decode(pair.substring(equals + 1)));
+        }
+        return members;
+    }
+
+    /** A limit of version 1 or 2: positional fields, each a member. */
+    private static Map<String, String> positional(String item, int version) {
+        List<String> names = version == VERSION_1
+                ? List.of(LimitDeclaration.NAME, LimitDeclaration.PERMIT_LIMIT, LimitDeclaration.WINDOW_SECONDS,
+                LimitDeclaration.SCOPE)
+                : List.of(LimitDeclaration.NAME, LimitDeclaration.PERMIT_LIMIT, LimitDeclaration.WINDOW_SECONDS,
+                LimitDeclaration.SCOPE, LimitDeclaration.ALGORITHM, LimitDeclaration.COST);
+        String[] p = item.split(";", -1);
+        if (p.length != names.size()) {
+            throw new IllegalArgumentException("a limit is " + String.join(";", names) + " in format version " + version
+                    + ", was \"" + item + '"');
+        }
+        Map<String, String> members = new LinkedHashMap<>();
+        for (int i = 0; i < p.length; i++) {
+            members.put(names.get(i), p[i]);
+        }
+        return members;
+    }
+
+    /** {@code TodoResource.create(NewTodo, int[])} from {@code a.TodoResource#create(a.NewTodo,int[])}. */
+    static String describe(String javaMethod) {
+        int hash = javaMethod.indexOf('#');
+        int open = javaMethod.indexOf('(', hash);
+        StringJoiner params = new StringJoiner(", ", "(", ")");
+        String list = javaMethod.substring(open + 1, javaMethod.length() - 1);
+        if (!list.isEmpty()) {
+            for (String type : list.split(",")) {
+                params.add(simpleName(type));
+            }
+        }
+        return simpleName(javaMethod.substring(0, hash)) + "." + javaMethod.substring(hash + 1, open) + params;
+    }
+
+    private static String simpleName(String binaryName) {
+        return binaryName.substring(Math.max(binaryName.lastIndexOf('.'), binaryName.lastIndexOf('$')) + 1);
+    }
+
+    private static String encode(String value) {
+        StringBuilder out = new StringBuilder(value.length());
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '%' || c == ',' || c == ';' || c == '=' || c == '\t' || c == '\n' || c == '\r') {
+                out.append('%').append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 0xF, 16));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
+    private static String decode(String value) {
+        StringBuilder out = new StringBuilder(value.length());
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '%' && i + 2 < value.length()) {
+                out.append((char) Integer.parseInt(value.substring(i + 1, i + 3), 16));
+                i += 2;
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
     }
 
     static String escape(String text) {

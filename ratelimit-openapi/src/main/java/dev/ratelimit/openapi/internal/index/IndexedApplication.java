@@ -1,5 +1,6 @@
 package dev.ratelimit.openapi.internal.index;
 
+import dev.ratelimit.core.declaration.LimitDeclaration;
 import java.util.List;
 
 /**
@@ -9,7 +10,7 @@ import java.util.List;
  * @param path         its {@code @ApplicationPath}, normalized ({@code "/"} when it has none)
  * @param moduleLimits its own {@code @RateLimit}s, in declaration order: the module limits
  */
-public record IndexedApplication(String className, String path, List<IndexedLimit> moduleLimits) {
+public record IndexedApplication(String className, String path, List<LimitDeclaration> moduleLimits) {
 
     public IndexedApplication {
         moduleLimits = List.copyOf(moduleLimits);

@@ -1,7 +1,8 @@
 package dev.ratelimit.openapi.internal.index;
 
-import dev.ratelimit.cdi.Level;
-import dev.ratelimit.cdi.ResolvedLimit;
+import dev.ratelimit.core.declaration.LimitResolver;
+import dev.ratelimit.core.declaration.MethodDeclarations;
+import dev.ratelimit.core.declaration.ResolvedLimits;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.Reader;
@@ -19,8 +20,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Every index resource a class loader sees, merged, with each resource method's limits resolved.
- * Immutable.
+ * Every index resource a class loader sees, merged, with each resource method's limits resolved by the one
+ * resolver every runtime uses ({@link LimitResolver}). Immutable.
  *
  * <p>The resource methods of a compilation belong to the {@code Application} subclass compiled with
  * them; a compilation without one (a library of resources) belongs to the only {@code Application}
@@ -104,8 +105,13 @@ public final class ResourceIndex {
             IndexedApplication app = applicationOf(file, applications, problems);
             for (IndexedMethod m : file.methods()) {
                 String path = app == null ? m.path() : PathTemplates.join(app.path(), m.path());
-                operations.putIfAbsent(List.of(m.httpMethod(), path, m.javaMethod()),
-                        new IndexedOperation(m.httpMethod(), path, m.path(), m.javaMethod(), resolve(m, app)));
+                List<String> key = List.of(m.httpMethod(), path, m.javaMethod());
+                if (!operations.containsKey(key)) {
+                    ResolvedLimits resolved = LimitResolver.resolve(null, MethodDeclarations.resourceMethod(m.where(),
+                            app == null ? List.of() : app.moduleLimits(), m.classLimits(), m.methodLimits()));
+                    resolved.problems().forEach(problem -> problems.add(file.source() + ": " + problem));
+                    operations.put(key, new IndexedOperation(m.httpMethod(), path, m.path(), m.javaMethod(), resolved));
+                }
             }
         }
         return new ResourceIndex(sources, problems, new ArrayList<>(operations.values()),
@@ -129,23 +135,6 @@ public final class ResourceIndex {
                     + names + ": their application path and module limits are not known");
         }
         return null;
-    }
-
-    /** Module limits only when neither the class nor the method declares one (as LimitResolver does). */
-    private static List<ResolvedLimit> resolve(IndexedMethod m, IndexedApplication app) {
-        List<ResolvedLimit> limits = new ArrayList<>();
-        if (!m.hasOwnLimits() && app != null) {
-            add(limits, app.moduleLimits(), Level.MODULE);
-        }
-        add(limits, m.classLimits(), Level.CLASS);
-        add(limits, m.methodLimits(), Level.METHOD);
-        return limits;
-    }
-
-    private static void add(List<ResolvedLimit> into, List<IndexedLimit> limits, Level level) {
-        for (IndexedLimit limit : limits) {
-            into.add(new ResolvedLimit(limit.policy(), limit.cost(), limit.scope(), level));
-        }
     }
 
     /** True when no index resource was found (the processor did not run, or found no resource). */

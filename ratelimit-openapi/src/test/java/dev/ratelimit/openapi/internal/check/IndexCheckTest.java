@@ -1,5 +1,6 @@
 package dev.ratelimit.openapi.internal.check;
 
+import static dev.ratelimit.openapi.Limits.declared;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.RateLimit;
@@ -7,9 +8,10 @@ import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitScope;
+import dev.ratelimit.core.declaration.DeclaredOn;
+import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.openapi.internal.index.IndexFile;
 import dev.ratelimit.openapi.internal.index.IndexedApplication;
-import dev.ratelimit.openapi.internal.index.IndexedLimit;
 import dev.ratelimit.openapi.internal.index.IndexedMethod;
 import dev.ratelimit.openapi.internal.index.ResourceIndex;
 import dev.ratelimit.openapi.testapp.AccountResource;
@@ -47,18 +49,19 @@ class IndexCheckTest {
     @Test
     void aLimitedMethodMissingFromTheIndexIsReported() throws Exception {
         IndexCheck other = new IndexCheck(ResourceIndex.of(List.of(new IndexFile("other", List.of(),
-                List.of(new IndexedMethod("x.R", "GET", "/x", "x.R#x()", List.of(), List.of()))))), null);
+                List.of(new IndexedMethod("x.R", "GET", "/x", "x.R#x()", "R.x()", List.of(), List.of()))))), null);
         assertThat(other.check(ItemResource.class, ItemResource.class.getMethod("all")))
                 .contains("ItemResource.all() has [\"default\" 3/60s] but is not in");
     }
 
     @Test
     void anIndexOlderThanTheCodeIsReported() throws Exception {
-        IndexedLimit old = IndexedLimit.of("module", 10, 60, RateLimitScope.TRANSPORT);
+        LimitDeclaration old = declared(DeclaredOn.MODULE, "ShopApplication", "module", 10, 60);
         IndexCheck stale = new IndexCheck(ResourceIndex.of(List.of(new IndexFile("stale",
                 List.of(new IndexedApplication(ShopApplication.class.getName(), "/api", List.of(old))),
                 List.of(new IndexedMethod(ItemResource.class.getName(), "GET", "/items/{id}",
-                        ItemResource.class.getName() + "#one(long)", List.of(), List.of()))))), ShopApplication.class);
+                        ItemResource.class.getName() + "#one(long)", "ItemResource.one(long)", List.of(), List.of()))))),
+                ShopApplication.class);
         assertThat(stale.check(ItemResource.class, ItemResource.class.getMethod("one", long.class)))
                 .contains("has [\"module\" 100/60s]", "says [\"module\" 10/60s]", "rebuild");
     }
@@ -68,15 +71,16 @@ class IndexCheckTest {
         // what an index of format 1 says of the report: no algorithm, no cost
         IndexCheck stale = new IndexCheck(ResourceIndex.of(List.of(new IndexFile("stale", List.of(),
                 List.of(new IndexedMethod(ItemResource.class.getName(), "GET", "/items/report",
-                        ItemResource.class.getName() + "#report()", List.of(),
-                        List.of(IndexedLimit.of("reports", 10, 60, RateLimitScope.TRANSPORT))))))), null);
+                        ItemResource.class.getName() + "#report()", "ItemResource.report()", List.of(),
+                        List.of(declared(DeclaredOn.METHOD, "ItemResource.report()", "reports", 10, 60))))))), null);
         assertThat(stale.check(ItemResource.class, ItemResource.class.getMethod("report")))
                 .contains("has [\"reports\" 10/60s STRICT_WINDOW cost 4]", "says [\"reports\" 10/60s]", "rebuild");
         IndexCheck agrees = new IndexCheck(ResourceIndex.of(List.of(new IndexFile("fresh", List.of(),
                 List.of(new IndexedMethod(ItemResource.class.getName(), "GET", "/items/report",
-                        ItemResource.class.getName() + "#report()", List.of(), List.of(new IndexedLimit(
-                        new RateLimitPolicy("reports", 10, 60, RateLimitAlgorithm.STRICT_WINDOW), 4,
-                        RateLimitScope.TRANSPORT))))))), null);
+                        ItemResource.class.getName() + "#report()", "ItemResource.report()", List.of(),
+                        List.of(declared(DeclaredOn.METHOD, "ItemResource.report()",
+                                new RateLimitPolicy("reports", 10, 60, RateLimitAlgorithm.STRICT_WINDOW), 4,
+                                RateLimitScope.TRANSPORT))))))), null);
         assertThat(agrees.check(ItemResource.class, ItemResource.class.getMethod("report"))).isNull();
     }
 
@@ -90,17 +94,27 @@ class IndexCheckTest {
     }
 
     @Test
-    void aPerApplicationLimitIsNotReportedStaleForWhatTheIndexDoesNotRecord() throws Exception {
-        // the index has no "per" (nor a wait): the check compared it too, and called every such method stale
-        IndexCheck fresh = new IndexCheck(ResourceIndex.of(List.of(new IndexFile("fresh", List.of(),
-                List.of(new IndexedMethod(Backend.class.getName(), "GET", "/backend", Backend.class.getName() + "#get()",
-                        List.of(), List.of(IndexedLimit.of("backend", 2, 60, RateLimitScope.TRANSPORT))))))), null);
+    void whoseCountALimitSpendsIsComparedToo() throws Exception {
+        IndexCheck fresh = new IndexCheck(backend(backend(2).per(RateLimitPer.APPLICATION).build()), null);
         assertThat(fresh.check(Backend.class, Backend.class.getMethod("get"))).isNull();
-        IndexCheck stale = new IndexCheck(ResourceIndex.of(List.of(new IndexFile("stale", List.of(),
-                List.of(new IndexedMethod(Backend.class.getName(), "GET", "/backend", Backend.class.getName() + "#get()",
-                        List.of(), List.of(IndexedLimit.of("backend", 3, 60, RateLimitScope.TRANSPORT))))))), null);
+        IndexCheck stale = new IndexCheck(backend(backend(3).per(RateLimitPer.APPLICATION).build()), null);
         assertThat(stale.check(Backend.class, Backend.class.getMethod("get")))
-                .contains("has [\"backend\" 2/60s]", "says [\"backend\" 3/60s]");
+                .contains("has [\"backend\" 2/60s per APPLICATION]", "says [\"backend\" 3/60s per APPLICATION]");
+        // what an index of format 2 says of it: no per
+        IndexCheck older = new IndexCheck(backend(backend(2).build()), null);
+        assertThat(older.check(Backend.class, Backend.class.getMethod("get")))
+                .contains("has [\"backend\" 2/60s per APPLICATION]", "says [\"backend\" 2/60s]", "rebuild");
+    }
+
+    private static LimitDeclaration.Builder backend(int permitLimit) {
+        return LimitDeclaration.builder(DeclaredOn.METHOD, "Backend.get()").name("backend").permitLimit(permitLimit)
+                .windowSeconds(60);
+    }
+
+    private static ResourceIndex backend(LimitDeclaration limit) {
+        return ResourceIndex.of(List.of(new IndexFile("index", List.of(), List.of(new IndexedMethod(
+                Backend.class.getName(), "GET", "/backend", Backend.class.getName() + "#get()", "Backend.get()",
+                List.of(), List.of(limit))))));
     }
 
     @Test

@@ -1,9 +1,10 @@
 package dev.ratelimit.openapi.internal.document;
 
+import static dev.ratelimit.openapi.Limits.declared;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.cdi.Level;
-import dev.ratelimit.cdi.ResolvedLimit;
+import dev.ratelimit.core.declaration.DeclaredOn;
+import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitScope;
@@ -24,16 +25,15 @@ class LimitDocumentationTest {
 
     private static final List<EffectiveLimit> LIMITS = effective(Map.of(), limit("default", 1, 1));
 
-    private static ResolvedLimit limit(String name, int permitLimit, int windowSeconds) {
-        return new ResolvedLimit(new RateLimitPolicy(name, permitLimit, windowSeconds), 1, RateLimitScope.TRANSPORT,
-                Level.METHOD);
+    private static LimitDeclaration limit(String name, int permitLimit, int windowSeconds) {
+        return declared(DeclaredOn.METHOD, "R.m()", name, permitLimit, windowSeconds);
     }
 
-    private static List<EffectiveLimit> effective(Map<String, String> config, ResolvedLimit... limits) {
+    private static List<EffectiveLimit> effective(Map<String, String> config, LimitDeclaration... limits) {
         return EffectiveLimit.of(List.of(limits), RateLimitSettings.of(config));
     }
 
-    private static String line(Map<String, String> config, ResolvedLimit limit) {
+    private static String line(Map<String, String> config, LimitDeclaration limit) {
         List<EffectiveLimit> limits = effective(config, limit);
         assertThat(limits).hasSize(1);
         return LimitDocumentation.describe(limits.get(0));
@@ -116,8 +116,8 @@ class LimitDocumentationTest {
 
     @Test
     void costScopeAndShadowModeAreSaid() {
-        ResolvedLimit reports = new ResolvedLimit(new RateLimitPolicy("reports", 10, 60, RateLimitAlgorithm.TOKEN_BUCKET),
-                4, RateLimitScope.PRINCIPAL, Level.CLASS);
+        LimitDeclaration reports = declared(DeclaredOn.CLASS, "R", new RateLimitPolicy("reports", 10, 60,
+                RateLimitAlgorithm.TOKEN_BUCKET), 4, RateLimitScope.PRINCIPAL);
         assertThat(line(Map.of("ratelimit.limits.reports.mode", "shadow"), reports)).isEqualTo(
                 "\"reports\" allows 10 permits per 60 seconds. Each call costs 4 permits. Only requests that pass "
                         + "authorization count. Token bucket: a burst of 10 permits, then one every 6 seconds. "

@@ -1,11 +1,11 @@
 package dev.ratelimit.openapi.internal.document;
 
+import static dev.ratelimit.openapi.Limits.declared;
+import static dev.ratelimit.openapi.Limits.resolved;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.cdi.Level;
-import dev.ratelimit.cdi.ResolvedLimit;
-import dev.ratelimit.core.RateLimitPolicy;
-import dev.ratelimit.core.RateLimitScope;
+import dev.ratelimit.core.declaration.DeclaredOn;
+import dev.ratelimit.core.declaration.ResolvedLimits;
 import dev.ratelimit.openapi.internal.document.OperationMatcher.Key;
 import dev.ratelimit.openapi.internal.index.IndexedOperation;
 import java.util.List;
@@ -14,10 +14,10 @@ import org.junit.jupiter.api.Test;
 
 class OperationMatcherTest {
 
-    private static final List<ResolvedLimit> LIMITED = List.of(
-            new ResolvedLimit(new RateLimitPolicy("default", 3, 60), 1, RateLimitScope.TRANSPORT, Level.METHOD));
+    private static final ResolvedLimits LIMITED = resolved("R.list()", declared(DeclaredOn.METHOD, "R.list()", "default",
+            3, 60));
     private static final IndexedOperation LIST = new IndexedOperation("GET", "/api/todos", "/todos", "R#list()", LIMITED);
-    private static final IndexedOperation ONE = new IndexedOperation("GET", "/api/todos/{id}", "/todos/{id}", "R#one(long)", List.of());
+    private static final IndexedOperation ONE = new IndexedOperation("GET", "/api/todos/{id}", "/todos/{id}", "R#one(long)", resolved("R.one(long)"));
     private static final IndexedOperation CREATE = new IndexedOperation("POST", "/api/todos", "/todos", "R#create()", LIMITED);
     private static final List<IndexedOperation> INDEX = List.of(LIST, ONE, CREATE);
 

@@ -1,19 +1,15 @@
 package dev.ratelimit.quarkus.deployment;
 
 import dev.ratelimit.RateLimit;
-import dev.ratelimit.cdi.Level;
-import dev.ratelimit.core.LimitRules;
-import dev.ratelimit.core.RateLimitAlgorithm;
-import dev.ratelimit.core.RateLimitPer;
-import dev.ratelimit.core.RateLimitPolicy;
-import dev.ratelimit.core.RateLimitScope;
-import dev.ratelimit.quarkus.runtime.LimitDeclaration;
+import dev.ratelimit.core.declaration.DeclaredOn;
+import dev.ratelimit.core.declaration.LimitDeclaration;
+import dev.ratelimit.core.declaration.LimitResolver;
+import dev.ratelimit.core.declaration.MethodDeclarations;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Locale;
 import java.util.Set;
 import java.util.StringJoiner;
 import org.jboss.jandex.AnnotationInstance;
@@ -25,11 +21,9 @@ import org.jboss.jandex.MethodInfo;
 import org.jboss.jandex.Type;
 
 /**
- * Every {@code @RateLimit} of the application, read from the Jandex index at build time (once or repeated: the
- * container {@code @RateLimit.List} expanded), with every member's default filled in, and validated with the rules
- * the library applies when it deploys elsewhere ({@link RateLimitPolicy}, {@link LimitRules}): a value out of range,
- * a cost above its limit, or a name used twice among the limits covering one method (module, or class and method)
- * is a problem naming the method and the value, and fails the build.
+ * The Jandex reader: every {@code @RateLimit} of the application, read from the index at build time (once or repeated:
+ * the container {@code @RateLimit.List} expanded), into the declarations {@link LimitResolver} decides on. Only
+ * translates: each member a declaration gives is handed over by name, the others keep the annotation's defaults.
  *
  * <p>Also knows which methods are Jakarta REST resource methods (an HTTP method annotation, on the method or on the
  * method it implements), for the classes Quarkus REST serves: the extension's filters decide those, so the CDI
@@ -39,114 +33,103 @@ final class Declarations {
 
     static final DotName RATE_LIMIT = DotName.createSimple(RateLimit.class);
     static final DotName RATE_LIMIT_LIST = DotName.createSimple(RateLimit.List.class);
-
-    /** The members this build reads: a value given to any other (a newer library's) must not pass unread. */
-    private static final Set<String> MEMBERS = Set.of("permitLimit", "windowSeconds", "name", "scope", "algorithm", "cost",
-            "maxWaitMillis", "per");
+    /** The HTTP method annotations of Jakarta REST; Quarkus REST's scanning adds those an application defines. */
+    static final Set<DotName> HTTP_METHODS = Set.of(DotName.createSimple("jakarta.ws.rs.GET"),
+            DotName.createSimple("jakarta.ws.rs.POST"), DotName.createSimple("jakarta.ws.rs.PUT"),
+            DotName.createSimple("jakarta.ws.rs.DELETE"), DotName.createSimple("jakarta.ws.rs.PATCH"),
+            DotName.createSimple("jakarta.ws.rs.HEAD"), DotName.createSimple("jakarta.ws.rs.OPTIONS"));
 
     private final IndexView index;
     private final Set<DotName> httpMethods;
-    private final List<String> problems = new ArrayList<>();
-    /** Declared on each class and method that carries any, in declaration order. */
-    private final Map<DotName, List<LimitDeclaration>> onClasses = new LinkedHashMap<>();
-    private final Map<String, List<LimitDeclaration>> onMethods = new LinkedHashMap<>();
-    private final List<LimitDeclaration> module;
-    private final String moduleClass;
+    /** Every class that declares a limit on itself or on a method, in the order the index gives them. */
+    private final Set<ClassInfo> limitedClasses = new LinkedHashSet<>();
+    /** The {@code Application} subclass, when it declares the module's limits; else null. */
+    private final ClassInfo module;
 
+    /**
+     * @param httpMethods the annotations that make a method a resource method
+     * @param application the {@code Application} subclass, or null when there is none
+     */
     Declarations(IndexView index, Set<DotName> httpMethods, ClassInfo application) {
         this.index = index;
         this.httpMethods = httpMethods;
-        Set<ClassInfo> classes = new LinkedHashSet<>();
         for (DotName name : List.of(RATE_LIMIT, RATE_LIMIT_LIST)) {
             for (AnnotationInstance a : index.getAnnotations(name)) {
                 if (a.target() == null) {
                     continue; // nested in a container: read with it
                 }
                 switch (a.target().kind()) {
-                    case CLASS -> classes.add(a.target().asClass());
-                    case METHOD -> classes.add(a.target().asMethod().declaringClass());
+                    case CLASS -> limitedClasses.add(a.target().asClass());
+                    case METHOD -> limitedClasses.add(a.target().asMethod().declaringClass());
                     default -> {
                     }
                 }
             }
         }
-        for (ClassInfo c : classes) {
-            StringJoiner covered = new StringJoiner(", ", " (covering ", ")");
-            covered.setEmptyValue("");
-            for (MethodInfo m : c.methods()) {
-                if (isBusinessMethod(m)) {
-                    covered.add(describe(c, m));
-                }
-            }
-            List<LimitDeclaration> classLimits = read(c.declaredAnnotations(), Level.CLASS, simpleName(c.name()) + covered);
-            if (!classLimits.isEmpty()) {
-                onClasses.put(c.name(), classLimits);
-            }
-            for (MethodInfo m : c.methods()) {
-                List<LimitDeclaration> methodLimits = read(m.declaredAnnotations(), Level.METHOD, describe(c, m));
-                if (!methodLimits.isEmpty()) {
-                    onMethods.put(key(m), methodLimits);
-                }
-                if ((!classLimits.isEmpty() && isBusinessMethod(m)) || !methodLimits.isEmpty()) {
-                    List<LimitDeclaration> covering = new ArrayList<>(classLimits);
-                    covering.addAll(methodLimits);
-                    checkNames(describe(c, m), covering);
-                }
-            }
-        }
-        if (application != null && (application.hasDeclaredAnnotation(RATE_LIMIT)
-                || application.hasDeclaredAnnotation(RATE_LIMIT_LIST))) {
-            moduleClass = simpleName(application.name());
-            module = read(application.declaredAnnotations(), Level.MODULE, moduleClass);
-            checkNames(moduleClass, module);
-        } else {
-            moduleClass = null;
-            module = List.of();
-        }
-    }
-
-    /** What is wrong, one line each; empty when every declaration is valid. */
-    List<String> problems() {
-        return problems;
-    }
-
-    List<LimitDeclaration> onClass(ClassInfo c) {
-        return onClasses.getOrDefault(c.name(), List.of());
-    }
-
-    List<LimitDeclaration> onMethod(MethodInfo m) {
-        return onMethods.getOrDefault(key(m), List.of());
+        this.module = application != null && application.declaredAnnotations().stream().anyMatch(Declarations::isLimit)
+                ? application : null;
     }
 
     /** The module's limits (the {@code Application} subclass'), which cover resource methods without limits of their own. */
     List<LimitDeclaration> module() {
-        return module;
+        return module == null ? List.of() : read(module.declaredAnnotations(), DeclaredOn.MODULE, simpleName(module.name()));
+    }
+
+    /** The limits declared on {@code c} itself. */
+    List<LimitDeclaration> onClass(ClassInfo c) {
+        return read(c.declaredAnnotations(), DeclaredOn.CLASS, simpleName(c.name()));
+    }
+
+    /** The limits declared on {@code m} itself, found on the method {@code where} names. */
+    List<LimitDeclaration> onMethod(MethodInfo m, String where) {
+        return read(m.declaredAnnotations(), DeclaredOn.METHOD, where);
+    }
+
+    /**
+     * What a resource method's module, class and method declare, as Quarkus REST serves it.
+     *
+     * @param endpoint the class that serves it
+     * @param own      the method of that class
+     * @param declared the method Quarkus REST found the resource method on (an interface's or a superclass's), whose
+     *                 limits apply where {@code own} declares none
+     */
+    MethodDeclarations resourceMethod(ClassInfo endpoint, MethodInfo own, MethodInfo declared) {
+        String where = describe(endpoint, own);
+        List<LimitDeclaration> onMethod = onMethod(own, where);
+        return MethodDeclarations.resourceMethod(where, module(), onClass(endpoint),
+                onMethod.isEmpty() && declared != own ? onMethod(declared, where) : onMethod);
+    }
+
+    /** What a bean method's class and the method declare. */
+    MethodDeclarations beanMethod(ClassInfo c, MethodInfo m) {
+        String where = describe(c, m);
+        return MethodDeclarations.beanMethod(where, onClass(c), onMethod(m, where));
     }
 
     /** Every declaration, module, classes and methods. */
     List<LimitDeclaration> all() {
-        List<LimitDeclaration> all = new ArrayList<>(module);
-        onClasses.values().forEach(all::addAll);
-        onMethods.values().forEach(all::addAll);
-        return all;
-    }
-
-    /** Every class that declares a limit on itself or on a method. */
-    Set<DotName> limitedClasses() {
-        Set<DotName> all = new LinkedHashSet<>(onClasses.keySet());
-        for (String method : onMethods.keySet()) {
-            all.add(DotName.createSimple(method.substring(0, method.indexOf('#'))));
+        List<LimitDeclaration> all = new ArrayList<>(module());
+        for (ClassInfo c : limitedClasses) {
+            all.addAll(onClass(c));
+            for (MethodInfo m : c.methods()) {
+                all.addAll(onMethod(m, describe(c, m)));
+            }
         }
         return all;
     }
 
-    boolean hasClassLimits(DotName c) {
-        return onClasses.containsKey(c);
+    /** Every class that declares a limit on itself or on a method. */
+    Set<ClassInfo> limitedClasses() {
+        return limitedClasses;
     }
 
-    /** The limits of {@code m} itself (declared on it), by its key. */
+    boolean hasClassLimits(ClassInfo c) {
+        return c.declaredAnnotations().stream().anyMatch(Declarations::isLimit);
+    }
+
+    /** True when {@code m} declares limits itself. */
     boolean hasMethodLimits(MethodInfo m) {
-        return onMethods.containsKey(key(m));
+        return m.declaredAnnotations().stream().anyMatch(Declarations::isLimit);
     }
 
     /**
@@ -209,66 +192,28 @@ final class Declarations {
                 && !java.lang.reflect.Modifier.isPrivate(flags) && !m.isSynthetic();
     }
 
-    /** The declarations among {@code annotations}, in order; each problem recorded, naming {@code where}. */
-    private List<LimitDeclaration> read(List<AnnotationInstance> annotations, Level level, String where) {
+    /** The declarations among {@code annotations}, in order, found on {@code level} and named {@code place}. */
+    private static List<LimitDeclaration> read(List<AnnotationInstance> annotations, DeclaredOn level, String place) {
         List<LimitDeclaration> read = new ArrayList<>();
         for (AnnotationInstance a : annotations) {
             if (a.name().equals(RATE_LIMIT)) {
-                add(read, a, level, where);
-            } else if (a.name().equals(RATE_LIMIT_LIST)) {
-                AnnotationValue nested = a.value();
-                if (nested != null) {
-                    for (AnnotationInstance n : nested.asNestedArray()) {
-                        add(read, n, level, where);
-                    }
+                read.add(declaration(a, level, place));
+            } else if (a.name().equals(RATE_LIMIT_LIST) && a.value() != null) {
+                for (AnnotationInstance nested : a.value().asNestedArray()) {
+                    read.add(declaration(nested, level, place));
                 }
             }
         }
         return read;
     }
 
-    private void add(List<LimitDeclaration> into, AnnotationInstance a, Level level, String where) {
-        for (AnnotationValue v : a.values()) {
-            if (!MEMBERS.contains(v.name())) {
-                problems.add("@RateLimit on " + where + ": the member " + v.name() + " (" + v + ") is not supported by this "
-                        + "version of ratelimit-quarkus, which reads " + MEMBERS);
-            }
+    /** The members the declaration gives, by name: an enum constant comes as its name, a number as its box. */
+    private static LimitDeclaration declaration(AnnotationInstance a, DeclaredOn level, String place) {
+        LimitDeclaration.Builder declaration = LimitDeclaration.builder(level, place);
+        for (AnnotationValue value : a.values()) {
+            declaration.member(value.name(), value.value());
         }
-        String name = a.valueWithDefault(index, "name").asString();
-        int permitLimit = a.valueWithDefault(index, "permitLimit").asInt();
-        int windowSeconds = a.valueWithDefault(index, "windowSeconds").asInt();
-        int cost = a.valueWithDefault(index, "cost").asInt();
-        RateLimitAlgorithm algorithm = RateLimitAlgorithm.valueOf(a.valueWithDefault(index, "algorithm").asEnum());
-        RateLimitScope scope = RateLimitScope.valueOf(a.valueWithDefault(index, "scope").asEnum());
-        RateLimitPer per = RateLimitPer.valueOf(a.valueWithDefault(index, "per").asEnum());
-        long maxWaitMillis = a.valueWithDefault(index, "maxWaitMillis").asLong();
-        try {
-            new RateLimitPolicy(name, permitLimit, windowSeconds, algorithm);
-        } catch (IllegalArgumentException e) {
-            problems.add("@RateLimit on " + where + ": " + e.getMessage());
-            return;
-        }
-        String costError = LimitRules.costError(cost, permitLimit);
-        if (costError != null) {
-            problems.add("@RateLimit on " + where + ": " + costError);
-            return;
-        }
-        String waitError = LimitRules.maxWaitError(maxWaitMillis);
-        if (waitError != null) {
-            problems.add("@RateLimit on " + where + ": " + waitError);
-            return;
-        }
-        into.add(new LimitDeclaration(name, permitLimit, windowSeconds, algorithm, cost, scope, level, maxWaitMillis, per));
-    }
-
-    /** The same name twice among the limits covering one method would spend from one count twice. */
-    private void checkNames(String where, List<LimitDeclaration> covering) {
-        Set<String> names = new HashSet<>();
-        for (LimitDeclaration limit : covering) {
-            if (!names.add(limit.name())) {
-                problems.add("@RateLimit on " + where + ": " + LimitRules.duplicateName(limit.name()));
-            }
-        }
+        return declaration.build();
     }
 
     // ---------------------------------------------------------------- names
@@ -299,17 +244,14 @@ final class Declarations {
     private static String simpleName(Type type) {
         return switch (type.kind()) {
             case ARRAY -> simpleName(type.asArrayType().elementType()) + "[]".repeat(type.asArrayType().dimensions());
-            case PRIMITIVE -> type.asPrimitiveType().primitive().name().toLowerCase(java.util.Locale.ROOT);
+            case PRIMITIVE -> type.asPrimitiveType().primitive().name().toLowerCase(Locale.ROOT);
             default -> simpleName(type.name());
         };
     }
 
     /** The name {@link Class#forName} takes for a parameter type: {@code long}, {@code java.util.List}, {@code [J}. */
     static String className(Type type) {
-        return switch (type.kind()) {
-            case PRIMITIVE -> type.asPrimitiveType().primitive().name().toLowerCase(java.util.Locale.ROOT);
-            case ARRAY -> type.name().toString();
-            default -> type.name().toString();
-        };
+        return type.kind() == Type.Kind.PRIMITIVE ? type.asPrimitiveType().primitive().name().toLowerCase(Locale.ROOT)
+                : type.name().toString();
     }
 }

@@ -1,16 +1,26 @@
 package dev.ratelimit.quarkus.deployment;
 
+import dev.ratelimit.core.config.RateLimitSettings;
+import dev.ratelimit.core.declaration.ResolvedLimits;
+import dev.ratelimit.core.declaration.ResolvedLimits.Problem;
+import dev.ratelimit.core.declaration.SharedNames;
 import dev.ratelimit.quarkus.runtime.ResourceMethodLimits;
 import io.quarkus.builder.item.SimpleBuildItem;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.IntFunction;
+import org.jboss.jandex.ClassInfo;
+import org.jboss.jandex.DotName;
+import org.jboss.jandex.MethodInfo;
 
 /**
- * The application's valid declarations, what the build took the CDI interceptor off, and (filled in while Quarkus
- * REST deploys its endpoints, by the extension's method scanner) every resource method with its limits, in the
- * order of their ids.
+ * The application's declarations, what the build took the CDI interceptor off, and what the resolver made of every
+ * limited method: the bean methods' when the declarations are read, every resource method with its limits (in the
+ * order of their ids) while Quarkus REST deploys its endpoints (the extension's method scanner), with what is wrong.
+ *
+ * <p>Thread-safe: what is added while Quarkus REST deploys is guarded by this item.
  */
 final class LimitsBuildItem extends SimpleBuildItem {
 
@@ -18,10 +28,15 @@ final class LimitsBuildItem extends SimpleBuildItem {
     /** Keys ({@link Declarations#key}) of the methods whose own binding was taken off. */
     final Set<String> unboundMethods;
     /** Classes whose class-level binding was taken off (and moved to their other business methods). */
-    final Set<org.jboss.jandex.DotName> unboundClasses;
-    private final List<ResourceMethodLimits> resourceMethods = Collections.synchronizedList(new ArrayList<>());
+    final Set<DotName> unboundClasses;
+    /** Guarded by this: what is wrong, each problem once, in the order found. */
+    private final Set<String> problems = new LinkedHashSet<>();
+    /** Guarded by this: every method resolved, for the checks across methods. */
+    private final List<ResolvedLimits> resolved = new ArrayList<>();
+    /** Guarded by this: every resource method, by id. */
+    private final List<ResourceMethodLimits> resourceMethods = new ArrayList<>();
 
-    LimitsBuildItem(Declarations declarations, Set<String> unboundMethods, Set<org.jboss.jandex.DotName> unboundClasses) {
+    LimitsBuildItem(Declarations declarations, Set<String> unboundMethods, Set<DotName> unboundClasses) {
         this.declarations = declarations;
         this.unboundMethods = unboundMethods;
         this.unboundClasses = unboundClasses;
@@ -32,9 +47,9 @@ final class LimitsBuildItem extends SimpleBuildItem {
      * the build did not take off (a bean method; a resource class's other methods; a resource method the build
      * could not recognise).
      */
-    boolean hasInterceptedMethods(org.jboss.jandex.ClassInfo c) {
-        boolean classBound = declarations.hasClassLimits(c.name()) && !unboundClasses.contains(c.name());
-        for (org.jboss.jandex.MethodInfo m : c.methods()) {
+    boolean hasInterceptedMethods(ClassInfo c) {
+        boolean classBound = declarations.hasClassLimits(c) && !unboundClasses.contains(c.name());
+        for (MethodInfo m : c.methods()) {
             if (!Declarations.isBusinessMethod(m)) {
                 continue;
             }
@@ -47,19 +62,40 @@ final class LimitsBuildItem extends SimpleBuildItem {
         return false;
     }
 
-    /** Adds a resource method as Quarkus REST deploys it; returns its id. */
-    int add(java.util.function.IntFunction<ResourceMethodLimits> method) {
-        synchronized (resourceMethods) {
-            int id = resourceMethods.size();
-            resourceMethods.add(method.apply(id));
-            return id;
-        }
+    /** Notes what is wrong with declarations apart from any method (the module's). */
+    synchronized void problems(List<Problem> found) {
+        found.forEach(problem -> problems.add(problem.message()));
+    }
+
+    /** Notes the limits of a method as the resolver made them. */
+    synchronized void resolved(ResolvedLimits limits) {
+        resolved.add(limits);
+        problems(limits.problems());
+    }
+
+    /** Adds a resource method as Quarkus REST deploys it, with its limits as resolved; returns its id. */
+    synchronized int add(IntFunction<ResourceMethodLimits> method, ResolvedLimits limits) {
+        resolved(limits);
+        int id = resourceMethods.size();
+        resourceMethods.add(method.apply(id));
+        return id;
     }
 
     /** Every resource method, by id; complete once Quarkus REST has deployed its endpoints. */
-    List<ResourceMethodLimits> resourceMethods() {
-        synchronized (resourceMethods) {
-            return new ArrayList<>(resourceMethods);
+    synchronized List<ResourceMethodLimits> resourceMethods() {
+        return new ArrayList<>(resourceMethods);
+    }
+
+    /**
+     * Everything wrong, once Quarkus REST has deployed its endpoints: each method's problems, then the limits sharing
+     * a name that disagree on their algorithm or {@code per} under {@code settings}.
+     */
+    synchronized List<String> problems(RateLimitSettings settings) {
+        Set<String> all = new LinkedHashSet<>(problems);
+        SharedNames shared = new SharedNames(settings);
+        for (ResolvedLimits method : resolved) {
+            all.addAll(shared.add(method));
         }
+        return new ArrayList<>(all);
     }
 }

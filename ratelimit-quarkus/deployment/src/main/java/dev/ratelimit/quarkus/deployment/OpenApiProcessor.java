@@ -3,9 +3,9 @@ package dev.ratelimit.quarkus.deployment;
 import dev.ratelimit.cdi.RateLimitConfiguration;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.config.RateLimitSettings;
+import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.openapi.RateLimitOASFilter;
 import dev.ratelimit.quarkus.runtime.DocumentedLimits;
-import dev.ratelimit.quarkus.runtime.LimitDeclaration;
 import dev.ratelimit.quarkus.runtime.RateLimitStartupOASFilter;
 import io.quarkus.bootstrap.classloading.QuarkusClassLoader;
 import io.quarkus.deployment.Capabilities;
@@ -25,7 +25,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.openapi.OASFilter;
 
 /**
- * The limits in the OpenAPI document (SPEC 9, 12), where the application has {@code quarkus-smallrye-openapi} and
+ * The limits in the OpenAPI document, where the application has {@code quarkus-smallrye-openapi} and
  * {@code ratelimit-openapi}: ratelimit-openapi's filter applied at build time, when Quarkus builds the document, with
  * the build's configuration; and, unless the application names that filter in {@code mp.openapi.filter} itself
  * (then Quarkus runs it again at start-up), a start-up filter that filters the document again only when the run-time
@@ -54,7 +54,12 @@ class OpenApiProcessor {
         // what the build's configuration made of every declared limit, for the start-up filter to compare with
         Map<String, RateLimitPolicy> declared = new LinkedHashMap<>();
         for (LimitDeclaration d : limits.declarations.all()) {
-            RateLimitPolicy policy = new RateLimitPolicy(d.name(), d.permitLimit(), d.windowSeconds(), d.algorithm());
+            RateLimitPolicy policy;
+            try {
+                policy = d.policy();
+            } catch (IllegalArgumentException e) {
+                continue; // an invalid declaration fails the build elsewhere, naming it
+            }
             declared.putIfAbsent(policy.toString(), policy);
         }
         List<RateLimitPolicy> policies = new ArrayList<>(declared.values());

@@ -1,8 +1,14 @@
 package dev.ratelimit.quarkus.deployment;
 
 import dev.ratelimit.cdi.LimitedBeanClasses;
+import dev.ratelimit.cdi.RateLimitConfiguration;
 import dev.ratelimit.cdi.RateLimitRuntime;
-import dev.ratelimit.quarkus.runtime.LimitDeclaration;
+import dev.ratelimit.core.InvalidRateLimitException;
+import dev.ratelimit.core.config.RateLimitSettings;
+import dev.ratelimit.core.declaration.LimitDeclaration;
+import dev.ratelimit.core.declaration.LimitResolver;
+import dev.ratelimit.core.declaration.MethodDeclarations;
+import dev.ratelimit.quarkus.runtime.Bindings;
 import dev.ratelimit.quarkus.runtime.RateLimitConfigBuilder;
 import dev.ratelimit.quarkus.runtime.RateLimitFilters;
 import dev.ratelimit.quarkus.runtime.RateLimitRecorder;
@@ -19,7 +25,9 @@ import io.quarkus.arc.deployment.UnremovableBeanBuildItem;
 import io.quarkus.deployment.IsDevelopment;
 import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
+import io.quarkus.deployment.annotations.Consume;
 import io.quarkus.deployment.annotations.ExecutionTime;
+import io.quarkus.deployment.annotations.Produce;
 import io.quarkus.deployment.annotations.Record;
 import io.quarkus.deployment.builditem.CombinedIndexBuildItem;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
@@ -40,9 +48,11 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.jandex.AnnotationInstance;
 import org.jboss.jandex.AnnotationTransformation;
 import org.jboss.jandex.ClassInfo;
@@ -55,9 +65,9 @@ import org.jboss.resteasy.reactive.server.model.HandlerChainCustomizer;
 import org.jboss.resteasy.reactive.server.processor.scanning.MethodScanner;
 
 /**
- * The extension's build steps. The limits are found in the Jandex index and validated at build time (a bad one fails
- * the build, naming the method and the value), then recorded and bound at run-time init with the run-time
- * configuration. The request path is Quarkus REST's own: a handler first in each resource method's chain (its
+ * The extension's build steps. The limits are read from the Jandex index ({@link Declarations}), resolved and checked
+ * at build time by the resolver every runtime uses ({@link LimitResolver}; a bad one fails the build, naming the
+ * method and the value), then recorded and bound at run-time init with the run-time configuration. The request path is Quarkus REST's own: a handler first in each resource method's chain (its
  * binding by a fixed index) and generated request and response filters; the library's portable
  * {@code DynamicFeature} is switched off, and the CDI interceptor is taken off the resource methods that the filters
  * decide (bean limits elsewhere keep it).
@@ -66,10 +76,7 @@ class RateLimitProcessor {
 
     static final String FEATURE = "ratelimit";
     private static final DotName LIBRARY_FEATURE = DotName.createSimple("dev.ratelimit.jaxrs.RateLimitFeature");
-    private static final Set<DotName> HTTP_METHODS = Set.of(DotName.createSimple("jakarta.ws.rs.GET"),
-            DotName.createSimple("jakarta.ws.rs.POST"), DotName.createSimple("jakarta.ws.rs.PUT"),
-            DotName.createSimple("jakarta.ws.rs.DELETE"), DotName.createSimple("jakarta.ws.rs.PATCH"),
-            DotName.createSimple("jakarta.ws.rs.HEAD"), DotName.createSimple("jakarta.ws.rs.OPTIONS"));
+    private static final DotName ADMIN_RESOURCE = DotName.createSimple("dev.ratelimit.jaxrs.internal.AdminResource");
 
     @BuildStep
     FeatureBuildItem feature() {
@@ -78,7 +85,8 @@ class RateLimitProcessor {
 
     @BuildStep
     void beans(BuildProducer<AdditionalBeanBuildItem> beans, BuildProducer<UnremovableBeanBuildItem> unremovable) {
-        beans.produce(AdditionalBeanBuildItem.builder().addBeanClasses(VertxRequestLedgers.class, RateLimitStarted.class)
+        beans.produce(AdditionalBeanBuildItem.builder().addBeanClasses(VertxRequestLedgers.class, RateLimitStarted.class,
+                        Bindings.class)
                 .setUnremovable().build());
         unremovable.produce(UnremovableBeanBuildItem.beanTypes(RateLimitRuntime.class));
     }
@@ -91,20 +99,17 @@ class RateLimitProcessor {
     }
 
     /**
-     * Every {@code @RateLimit}, read and validated. Fails the build, listing every problem, each naming the method
-     * and the value.
+     * Every {@code @RateLimit}, read; the module's limits and every limited bean method resolved (the resource methods
+     * are as Quarkus REST deploys them: {@link #scanner}). What is wrong fails the build in {@link #validate}.
      */
     @BuildStep
     LimitsBuildItem limits(CombinedIndexBuildItem combined, Optional<ResourceScanningResultBuildItem> scanning,
                            Optional<ApplicationResultBuildItem> application) {
         IndexView index = combined.getIndex();
-        Set<DotName> httpMethods = new HashSet<>(HTTP_METHODS);
+        Set<DotName> httpMethods = new HashSet<>(Declarations.HTTP_METHODS);
         scanning.ifPresent(s -> httpMethods.addAll(s.getResult().getHttpAnnotationToMethod().keySet()));
         Declarations declarations = new Declarations(index, httpMethods,
                 application.map(a -> a.getResult().getSelectedAppClass()).orElse(null));
-        if (!declarations.problems().isEmpty()) {
-            throw new InvalidRateLimitsException(declarations.problems());
-        }
         // the classes Quarkus REST serves, and the classes and interfaces they inherit resource methods from
         Set<DotName> served = new HashSet<>();
         scanning.ifPresent(s -> {
@@ -117,9 +122,8 @@ class RateLimitProcessor {
         }
         Set<String> unboundMethods = new HashSet<>();
         Set<DotName> unboundClasses = new HashSet<>();
-        for (DotName name : declarations.limitedClasses()) {
-            ClassInfo c = index.getClassByName(name);
-            if (c == null || !hierarchy.contains(name)) {
+        for (ClassInfo c : declarations.limitedClasses()) {
+            if (!hierarchy.contains(c.name())) {
                 continue;
             }
             boolean resourceMethods = false;
@@ -131,11 +135,44 @@ class RateLimitProcessor {
                     }
                 }
             }
-            if (resourceMethods && served.contains(name) && declarations.hasClassLimits(name)) {
-                unboundClasses.add(name);
+            if (resourceMethods && served.contains(c.name()) && declarations.hasClassLimits(c)) {
+                unboundClasses.add(c.name());
             }
         }
-        return new LimitsBuildItem(declarations, unboundMethods, unboundClasses);
+        LimitsBuildItem limits = new LimitsBuildItem(declarations, unboundMethods, unboundClasses);
+        limits.problems(LimitResolver.check(declarations.module(), MethodDeclarations.Kind.RESOURCE_METHOD));
+        for (ClassInfo c : declarations.limitedClasses()) {
+            boolean classLimited = declarations.hasClassLimits(c);
+            for (MethodInfo m : c.methods()) {
+                if (Declarations.isBusinessMethod(m) && (classLimited || declarations.hasMethodLimits(m))) {
+                    limits.resolved(LimitResolver.resolve(null, declarations.beanMethod(c, m)));
+                }
+            }
+        }
+        return limits;
+    }
+
+    /**
+     * Fails the build, listing every problem, each naming the method and the value: what the resolver found wrong with
+     * each method's limits, and limits sharing a name that disagree on their algorithm or {@code per} (with the
+     * overrides of the build's configuration, which start-up checks again with the run-time one).
+     *
+     * @param endpointsDeployed only orders this step after Quarkus REST has deployed its endpoints: the scanner has
+     *                          resolved every resource method then
+     */
+    @BuildStep
+    @Produce(ValidatedLimitsBuildItem.class)
+    void validate(LimitsBuildItem limits, Optional<SetupEndpointsResultBuildItem> endpointsDeployed) {
+        RateLimitSettings settings;
+        try {
+            settings = RateLimitSettings.load(RateLimitConfiguration.source(ConfigProvider.getConfig()));
+        } catch (InvalidRateLimitException e) {
+            settings = RateLimitSettings.of(Map.of()); // start-up fails on it, with the run-time configuration
+        }
+        List<String> problems = limits.problems(settings);
+        if (!problems.isEmpty()) {
+            throw new InvalidRateLimitsException(problems);
+        }
     }
 
     private static void addWithSupertypes(IndexView index, DotName name, Set<DotName> into) {
@@ -224,11 +261,9 @@ class RateLimitProcessor {
 
     /**
      * One {@link ResourceMethodHandler} first in each resource method's chain, carrying the index of the method's
-     * binding; the method, its limits and its index recorded for run-time init. Every resource method gets one: a
-     * global limit, known at run time only, covers each.
+     * binding; the method, its declarations and its index recorded for run-time init, its limits resolved now for the
+     * build's checks. Every resource method gets one: a global limit, known at run time only, covers each.
      */
-    private static final DotName ADMIN_RESOURCE = DotName.createSimple("dev.ratelimit.jaxrs.internal.AdminResource");
-
     @BuildStep
     MethodScannerBuildItem scanner(LimitsBuildItem limits) {
         Declarations d = limits.declarations;
@@ -237,29 +272,24 @@ class RateLimitProcessor {
             public List<HandlerChainCustomizer> scan(MethodInfo method, ClassInfo actualEndpointClass,
                                                      Map<String, Object> methodContext) {
                 if (actualEndpointClass.name().equals(ADMIN_RESOURCE)) {
-                    return List.of(); // the admin API (SPEC 19) is bound to no limit, the global one included
+                    return List.of(); // the admin API is bound to no limit, the global one included
                 }
                 MethodInfo own = actualEndpointClass.method(method.name(), method.parameterTypes().toArray(new Type[0]));
                 if (own == null) {
                     own = method;
                 }
-                List<LimitDeclaration> declared = new ArrayList<>(d.onClass(actualEndpointClass));
-                List<LimitDeclaration> onMethod = d.onMethod(own);
-                declared.addAll(onMethod.isEmpty() ? d.onMethod(method) : onMethod);
-                if (declared.isEmpty()) {
-                    declared.addAll(d.module());
-                }
-                boolean intercepted = (d.hasClassLimits(actualEndpointClass.name())
+                MethodDeclarations declared = d.resourceMethod(actualEndpointClass, own, method);
+                boolean intercepted = (d.hasClassLimits(actualEndpointClass)
                         && !limits.unboundClasses.contains(actualEndpointClass.name()))
                         || (d.hasMethodLimits(own) && !limits.unboundMethods.contains(Declarations.key(own)));
-                String where = Declarations.describe(actualEndpointClass, own);
                 MethodInfo javaMethod = own;
                 List<String> parameters = new ArrayList<>();
                 for (Type p : javaMethod.parameterTypes()) {
                     parameters.add(Declarations.className(p));
                 }
-                int id = limits.add(i -> new ResourceMethodLimits(i, where, List.copyOf(declared), intercepted,
-                        javaMethod.declaringClass().name().toString(), javaMethod.name(), List.copyOf(parameters)));
+                int id = limits.add(i -> new ResourceMethodLimits(i, declared, intercepted,
+                        javaMethod.declaringClass().name().toString(), javaMethod.name(), List.copyOf(parameters)),
+                        LimitResolver.resolve(null, declared));
                 return List.of(new FixedHandlerChainCustomizer(new ResourceMethodHandler(id),
                         HandlerChainCustomizer.Phase.AFTER_MATCH));
             }
@@ -272,34 +302,40 @@ class RateLimitProcessor {
      */
     @BuildStep
     @Record(ExecutionTime.STATIC_INIT)
-    SyntheticBeanBuildItem limitedBeanClasses(RateLimitRecorder recorder, LimitsBuildItem limits, CombinedIndexBuildItem combined) {
+    SyntheticBeanBuildItem limitedBeanClasses(RateLimitRecorder recorder, LimitsBuildItem limits) {
         List<String> names = new ArrayList<>();
-        for (DotName name : limits.declarations.limitedClasses()) {
-            ClassInfo c = combined.getIndex().getClassByName(name);
-            if (c != null && limits.hasInterceptedMethods(c)) {
-                names.add(name.toString());
+        for (ClassInfo c : limits.declarations.limitedClasses()) {
+            if (limits.hasInterceptedMethods(c)) {
+                names.add(c.name().toString());
             }
         }
         return SyntheticBeanBuildItem.configure(LimitedBeanClasses.class).scope(Singleton.class).unremovable()
                 .supplier(recorder.limitedBeanClasses(names)).done();
     }
 
-    /** Binds every resource method at run-time init, before the HTTP server accepts a request. */
+    /**
+     * Binds every resource method at run-time init, before the HTTP server accepts a request: each method's declarations
+     * resolved again with the run-time configuration's global limit, and bound with the run-time configuration. A
+     * limit that only the run-time configuration makes invalid fails the start.
+     *
+     * @param beans only orders this step after the bean container has started: the bindings are a bean's
+     */
     @BuildStep
+    @Consume(ValidatedLimitsBuildItem.class)
     @Record(ExecutionTime.RUNTIME_INIT)
-    ServiceStartBuildItem bind(RateLimitRecorder recorder, LimitsBuildItem limits,
-                               Optional<SetupEndpointsResultBuildItem> endpointsDeployed, BeanContainerBuildItem beans) {
+    ServiceStartBuildItem bind(RateLimitRecorder recorder, LimitsBuildItem limits, BeanContainerBuildItem beans) {
         recorder.bind(limits.resourceMethods());
         return new ServiceStartBuildItem(FEATURE);
     }
 
     /** Dev mode only: a card listing every limit as declared (configuration can change them at run time). */
     @BuildStep(onlyIf = IsDevelopment.class)
-    CardPageBuildItem devUi(LimitsBuildItem limits, Optional<SetupEndpointsResultBuildItem> endpointsDeployed) {
+    @Consume(ValidatedLimitsBuildItem.class)
+    CardPageBuildItem devUi(LimitsBuildItem limits) {
         List<Map<String, Object>> rows = new ArrayList<>();
         for (ResourceMethodLimits method : limits.resourceMethods()) {
-            for (LimitDeclaration limit : method.declared()) {
-                rows.add(row(method.where(), "resource method", limit));
+            for (LimitDeclaration limit : LimitResolver.resolve(null, method.declarations()).limits()) {
+                rows.add(row(method.declarations().where(), "resource method", limit));
             }
         }
         CardPageBuildItem card = new CardPageBuildItem();
@@ -323,7 +359,7 @@ class RateLimitProcessor {
         row.put("algorithm", limit.algorithm().name());
         row.put("cost", limit.cost());
         row.put("scope", limit.scope().name());
-        row.put("declaredOn", limit.level().name().toLowerCase(java.util.Locale.ROOT));
+        row.put("declaredOn", limit.declaredOn().name().toLowerCase(Locale.ROOT));
         return row;
     }
 }

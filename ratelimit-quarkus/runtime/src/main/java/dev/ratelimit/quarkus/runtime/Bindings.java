@@ -1,30 +1,35 @@
 package dev.ratelimit.quarkus.runtime;
 
 import dev.ratelimit.core.engine.RateLimitEngine;
+import jakarta.inject.Singleton;
 
 /**
- * What the request path reads: the engine and every resource method's binding, set once at run-time init by
- * {@link RateLimitRecorder}, before the HTTP server accepts a request (its recorder step runs before the socket
- * opens), and read without a lock after that (the server's start publishes them to its threads).
+ * Every resource method's binding, by the id its {@link ResourceMethodHandler} carries: a bean, given its bindings once
+ * by {@link RateLimitRecorder} at run-time init, before the HTTP server accepts a request (the build knows the
+ * resource methods only after the bean container is built, so they cannot make a bean of their own).
+ *
+ * <p>Thread-safe: both fields are written once, {@code none} first, and read without a lock after that.
  */
-final class Bindings {
+@Singleton
+public class Bindings {
 
-    private static final MethodBinding[] NONE = new MethodBinding[0];
+    private volatile MethodBinding none;
+    private volatile MethodBinding[] methods;
 
-    static RateLimitEngine engine;
-    static MethodBinding[] methods = NONE;
-
-    private Bindings() {
-    }
-
-    /** The binding of the resource method with this id; {@link MethodBinding#NONE} before run-time init. */
-    static MethodBinding method(int id) {
-        MethodBinding[] all = methods;
-        return id < all.length ? all[id] : MethodBinding.NONE;
-    }
-
-    static void set(RateLimitEngine boundEngine, MethodBinding[] bound) {
-        engine = boundEngine;
+    /** The bindings, made at run-time init. */
+    void bound(RateLimitEngine engine, MethodBinding[] bound) {
+        none = MethodBinding.none(engine);
         methods = bound;
+    }
+
+    /** The binding of the resource method with this id; null before run-time init. */
+    MethodBinding method(int id) {
+        MethodBinding[] all = methods;
+        return all == null ? null : id < all.length ? all[id] : none;
+    }
+
+    /** The binding of a method no limit covers; null before run-time init. */
+    MethodBinding none() {
+        return none;
     }
 }

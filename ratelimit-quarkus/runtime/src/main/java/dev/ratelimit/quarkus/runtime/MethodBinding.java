@@ -1,18 +1,18 @@
 package dev.ratelimit.quarkus.runtime;
 
 import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.engine.RateLimitEngine;
+import dev.ratelimit.core.engine.ScopedLimits;
 import dev.ratelimit.core.headers.RateLimitHeaders;
 import java.lang.reflect.Method;
 
 /**
- * One resource method's limits as bound at run-time init: each scope's, and the formats of its headers. Immutable
- * but for the formats (a thread-safe cache).
+ * One resource method's limits as bound at run-time init: the engine they were bound to, each scope's limits, and the
+ * formats of its headers. Immutable but for the formats (a thread-safe cache).
  */
 final class MethodBinding {
 
-    /** A method without any limit (or every limit off, or {@code ratelimit.enabled=false}). */
-    static final MethodBinding NONE = new MethodBinding(null, null, null);
-
+    final RateLimitEngine engine;
     final BoundLimits transport;
     final BoundLimits principal;
     /** True when a limit of either scope applies to some caller: the request needs its state. */
@@ -21,10 +21,19 @@ final class MethodBinding {
     final Method intercepted;
     final RateLimitHeaders.Formats formats = new RateLimitHeaders.Formats();
 
-    MethodBinding(BoundLimits transport, BoundLimits principal, Method intercepted) {
-        this.transport = transport;
-        this.principal = principal;
-        this.decides = (transport != null && !transport.isEmpty()) || (principal != null && !principal.isEmpty());
+    MethodBinding(RateLimitEngine engine, ScopedLimits limits, Method intercepted) {
+        this.engine = engine;
+        this.transport = limits == null ? null : limits.transport();
+        this.principal = limits == null ? null : limits.principal();
+        this.decides = limits != null && limits.decides();
         this.intercepted = intercepted;
+    }
+
+    /**
+     * A method without any limit (or every limit off, or {@code ratelimit.enabled=false}); also the binding of a
+     * request that reaches a limited bean from such a method.
+     */
+    static MethodBinding none(RateLimitEngine engine) {
+        return new MethodBinding(engine, null, null);
     }
 }

@@ -74,7 +74,7 @@ public class RateLimitFilters {
         if (ledger.refusal() != null) {
             int status = response.getStatus();
             if (status >= 400) {
-                Bindings.engine.giveBack(ledger); // a refused request spends nothing, whoever refused it
+                state.method.engine.giveBack(ledger); // a refused request spends nothing, whoever refused it
             }
             if (status != TOO_MANY_REQUESTS) {
                 return; // another filter's answer, not the limiter's
@@ -87,7 +87,7 @@ public class RateLimitFilters {
         if (limits == null || limits.isEmpty()) {
             return;
         }
-        CompletableFuture<RateLimitDecision> answer = Bindings.engine.decide(state.ledger(), limits, 1);
+        CompletableFuture<RateLimitDecision> answer = state.method.engine.decide(state.ledger(), limits, 1);
         if (!answer.isDone()) {
             context.suspend();
             answer.whenComplete((decision, failure) -> {

@@ -67,15 +67,18 @@ final class RequestState implements AddressedCaller, RateLimitHeaders.Sink {
         return put(request, new RequestState(request, method));
     }
 
-    /** The request's state; started without a limit of its own when it has none (a bean limit joins the request). */
-    static RequestState ofOrStart(ResteasyReactiveRequestContext request) {
+    /**
+     * The request's state; started without a limit of its own ({@code none}) when it has none (a bean limit joins the
+     * request).
+     */
+    static RequestState ofOrStart(ResteasyReactiveRequestContext request, MethodBinding none) {
         RequestState state = of(request);
         if (state != null) {
             return state;
         }
         synchronized (request) {
             state = of(request);
-            return state != null ? state : put(request, new RequestState(request, MethodBinding.NONE));
+            return state != null ? state : put(request, new RequestState(request, none));
         }
     }
 
@@ -107,7 +110,7 @@ final class RequestState implements AddressedCaller, RateLimitHeaders.Sink {
             synchronized (this) {
                 made = ledger;
                 if (made == null) {
-                    made = Bindings.engine.ledger(this, method.intercepted);
+                    made = method.engine.ledger(this, method.intercepted);
                     ledger = made;
                 }
             }
@@ -143,7 +146,7 @@ final class RequestState implements AddressedCaller, RateLimitHeaders.Sink {
     public ResolvedClient resolvedClient() {
         ResolvedClient resolved = client;
         if (resolved == null) {
-            resolved = Bindings.engine.settings().clientAddresses().resolve(peer(), this);
+            resolved = method.engine.settings().clientAddresses().resolve(peer(), this);
             client = resolved;
         }
         return resolved;

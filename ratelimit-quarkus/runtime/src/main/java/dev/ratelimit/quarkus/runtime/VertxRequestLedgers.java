@@ -2,6 +2,7 @@ package dev.ratelimit.quarkus.runtime;
 
 import dev.ratelimit.cdi.RequestLedgers;
 import dev.ratelimit.core.engine.RequestLedger;
+import io.quarkus.arc.Arc;
 import jakarta.enterprise.context.ContextNotActiveException;
 import jakarta.inject.Singleton;
 import org.jboss.resteasy.reactive.server.core.CurrentRequestManager;
@@ -18,22 +19,36 @@ import org.jboss.resteasy.reactive.server.core.ResteasyReactiveRequestContext;
 @Singleton
 public class VertxRequestLedgers implements RequestLedgers {
 
+    /** The resource methods' bindings, looked up by the first request that needs them. */
+    private volatile Bindings bindings;
+
     @Override
     public RequestLedger current() {
         ResteasyReactiveRequestContext request = currentRequest();
-        if (request == null || Bindings.engine == null) {
-            return null;
+        MethodBinding none = request == null ? null : bindings().none();
+        if (none == null) {
+            return null; // outside a request, or before run-time init
         }
-        return RequestState.ofOrStart(request).ledger();
+        return RequestState.ofOrStart(request, none).ledger();
     }
 
     /** The library's own filters make a ledger only where the extension is not in use; kept for them all the same. */
     @Override
     public void publish(RequestLedger ledger, boolean sameThread) {
         ResteasyReactiveRequestContext request = currentRequest();
-        if (request != null) {
-            RequestState.ofOrStart(request).adopt(ledger);
+        MethodBinding none = request == null ? null : bindings().none();
+        if (none != null) {
+            RequestState.ofOrStart(request, none).adopt(ledger);
         }
+    }
+
+    private Bindings bindings() {
+        Bindings found = bindings;
+        if (found == null) {
+            found = Arc.container().instance(Bindings.class).get();
+            bindings = found;
+        }
+        return found;
     }
 
     @Override

@@ -7,16 +7,22 @@ import static org.assertj.core.api.Assertions.tuple;
 import dev.ratelimit.RateLimit;
 import dev.ratelimit.core.InvalidRateLimitException;
 import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.config.RateLimitSettings;
-import dev.ratelimit.core.engine.DeclaredLimit;
+import dev.ratelimit.core.declaration.DeclaredOn;
+import dev.ratelimit.core.declaration.LimitDeclaration;
+import dev.ratelimit.core.declaration.ResolvedLimits;
 import java.lang.reflect.Method;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Which limits cover a method, in which order (SPEC 2), and which declarations fail the deployment. */
-class LimitResolverTest {
+/**
+ * The reflection reader with the resolver: which limits cover a method, in which order, and which declarations fail
+ * the deployment, as read from the annotations.
+ */
+class LimitReaderTest {
 
     private static final RateLimitSettings GLOBAL = RateLimitSettings.of(Map.of("ratelimit.global.permit-limit", "1000"));
     private static final RateLimitSettings NO_GLOBAL = RateLimitSettings.of(Map.of());
@@ -127,71 +133,75 @@ class LimitResolverTest {
 
     @Test
     void limitsAreOrderedGlobalClassMethodEachInDeclarationOrder() throws Exception {
-        ResolvedLimits limits = LimitResolver.forResourceMethod(GLOBAL, TodosApplication.class, AdminResource.class,
+        ResolvedLimits limits = LimitReader.forResourceMethod(GLOBAL, TodosApplication.class, AdminResource.class,
                 method(AdminResource.class, "purge"));
 
-        assertThat(limits.limits()).extracting(l -> l.policy().name(), ResolvedLimit::level).containsExactly(
-                tuple("application", Level.GLOBAL),
-                tuple("admin", Level.CLASS),
-                tuple("admin-hourly", Level.CLASS),
-                tuple("purge", Level.METHOD));
+        assertThat(limits.limits()).extracting(l -> l.policy().name(), LimitDeclaration::declaredOn).containsExactly(
+                tuple("application", DeclaredOn.GLOBAL),
+                tuple("admin", DeclaredOn.CLASS),
+                tuple("admin-hourly", DeclaredOn.CLASS),
+                tuple("purge", DeclaredOn.METHOD));
         assertThat(limits.where()).isEqualTo("AdminResource.purge()");
     }
 
     @Test
     void methodLimitsKeepTheirDeclarationOrderAndValues() throws Exception {
-        ResolvedLimits limits = LimitResolver.forResourceMethod(NO_GLOBAL, null, TodoResource.class,
+        ResolvedLimits limits = LimitReader.forResourceMethod(NO_GLOBAL, null, TodoResource.class,
                 method(TodoResource.class, "create", String.class, int.class));
 
-        assertThat(limits.limits()).extracting(ResolvedLimit::policy).containsExactly(
+        assertThat(limits.limits()).extracting(LimitDeclaration::policy).containsExactly(
                 new RateLimitPolicy("burst", 5, 1),
                 new RateLimitPolicy("hourly", 500, 3600));
-        assertThat(limits.limits()).extracting(ResolvedLimit::cost).containsExactly(1, 1);
+        assertThat(limits.limits()).extracting(LimitDeclaration::cost).containsExactly(1, 1);
     }
 
     @Test
     void annotationDefaultsAreAHundredPerMinuteNamedDefaultInTransportSlidingCostOne() throws Exception {
-        ResolvedLimit limit = LimitResolver.forBeanMethod(Defaults.class, method(Defaults.class, "any")).limits().get(0);
+        LimitDeclaration limit = LimitReader.forBeanMethod(Defaults.class, method(Defaults.class, "any")).limits().get(0);
 
-        assertThat(limit).isEqualTo(new ResolvedLimit(new RateLimitPolicy("default", 100, 60,
-                RateLimitAlgorithm.SLIDING_WINDOW), 1, RateLimitScope.TRANSPORT, Level.METHOD));
+        assertThat(limit.policy()).isEqualTo(new RateLimitPolicy("default", 100, 60, RateLimitAlgorithm.SLIDING_WINDOW));
+        assertThat(limit).extracting(LimitDeclaration::cost, LimitDeclaration::scope, LimitDeclaration::maxWaitMillis,
+                LimitDeclaration::per).containsExactly(1, RateLimitScope.TRANSPORT, 0L, RateLimitPer.CALLER);
+        // the defaults of the annotation are the model's: a reader that hands over only the members a declaration
+        // gives (the Jandex and javax.lang.model readers) makes the same declaration
+        assertThat(limit).isEqualTo(LimitDeclaration.builder(DeclaredOn.METHOD, "Defaults.any()").build());
     }
 
     @Test
     void algorithmAndCostAreReadFromTheAnnotation() throws Exception {
-        ResolvedLimits limits = LimitResolver.forResourceMethod(NO_GLOBAL, null, TodoResource.class,
+        ResolvedLimits limits = LimitReader.forResourceMethod(NO_GLOBAL, null, TodoResource.class,
                 method(TodoResource.class, "report"));
 
         assertThat(limits.limits()).singleElement().satisfies(l -> {
             assertThat(l.policy()).isEqualTo(new RateLimitPolicy("reports", 10, 60, RateLimitAlgorithm.STRICT_WINDOW));
             assertThat(l.cost()).isEqualTo(4);
         });
-        assertThat(limits.declared()).containsExactly(new DeclaredLimit(
-                new RateLimitPolicy("reports", 10, 60, RateLimitAlgorithm.STRICT_WINDOW), 4, "@RateLimit"));
+        assertThat(limits.limits()).containsExactly(LimitDeclaration.builder(DeclaredOn.METHOD, "TodoResource.report()")
+                .policy(new RateLimitPolicy("reports", 10, 60, RateLimitAlgorithm.STRICT_WINDOW)).cost(4).build());
     }
 
     @Test
     void costOfTheWholeLimitIsAccepted() throws Exception {
         ResolvedLimits limits = resolve(TodoResource.class, "costOfTheWholeLimit");
 
-        assertThat(limits.limits()).extracting(ResolvedLimit::cost).containsExactly(5);
+        assertThat(limits.limits()).extracting(LimitDeclaration::cost).containsExactly(5);
     }
 
     @Test
     void moduleLimitsCoverAMethodWithoutItsOwnAfterTheGlobalLimit() throws Exception {
-        ResolvedLimits limits = LimitResolver.forResourceMethod(GLOBAL, TodosApplication.class, TodoResource.class,
+        ResolvedLimits limits = LimitReader.forResourceMethod(GLOBAL, TodosApplication.class, TodoResource.class,
                 method(TodoResource.class, "one", long.class));
 
-        assertThat(limits.limits()).extracting(l -> l.policy().name(), ResolvedLimit::level).containsExactly(
-                tuple("application", Level.GLOBAL),
-                tuple("module", Level.MODULE),
-                tuple("module-hourly", Level.MODULE));
+        assertThat(limits.limits()).extracting(l -> l.policy().name(), LimitDeclaration::declaredOn).containsExactly(
+                tuple("application", DeclaredOn.GLOBAL),
+                tuple("module", DeclaredOn.MODULE),
+                tuple("module-hourly", DeclaredOn.MODULE));
         assertThat(limits.limits().get(1).policy()).isEqualTo(new RateLimitPolicy("module", 100, 60));
     }
 
     @Test
     void moduleLimitsDoNotCoverAMethodWithItsOwnLimit() throws Exception {
-        ResolvedLimits limits = LimitResolver.forResourceMethod(GLOBAL, TodosApplication.class, TodoResource.class,
+        ResolvedLimits limits = LimitReader.forResourceMethod(GLOBAL, TodosApplication.class, TodoResource.class,
                 method(TodoResource.class, "all"));
 
         assertThat(limits.limits()).extracting(l -> l.policy().name()).containsExactly("application", "default");
@@ -199,7 +209,7 @@ class LimitResolverTest {
 
     @Test
     void moduleLimitsDoNotCoverAMethodWhoseClassHasALimit() throws Exception {
-        ResolvedLimits limits = LimitResolver.forResourceMethod(GLOBAL, TodosApplication.class, AdminResource.class,
+        ResolvedLimits limits = LimitReader.forResourceMethod(GLOBAL, TodosApplication.class, AdminResource.class,
                 method(AdminResource.class, "list"));
 
         assertThat(limits.limits()).extracting(l -> l.policy().name())
@@ -208,15 +218,15 @@ class LimitResolverTest {
 
     @Test
     void methodWithoutAnyDeclaredLimitHasOnlyTheGlobalOne() throws Exception {
-        ResolvedLimits limits = LimitResolver.forResourceMethod(GLOBAL, null, TodoResource.class,
+        ResolvedLimits limits = LimitReader.forResourceMethod(GLOBAL, null, TodoResource.class,
                 method(TodoResource.class, "one", long.class));
 
         assertThat(limits.limits()).singleElement().satisfies(l -> {
             assertThat(l.policy()).isEqualTo(new RateLimitPolicy("application", 1000, 60));
-            assertThat(l.level()).isEqualTo(Level.GLOBAL);
-            assertThat(l.declared().origin()).isEqualTo("ratelimit.global.*");
+            assertThat(l.declaredOn()).isEqualTo(DeclaredOn.GLOBAL);
+            assertThat(l.place()).isEqualTo("ratelimit.global.*");
         });
-        assertThat(LimitResolver.forResourceMethod(NO_GLOBAL, null, TodoResource.class,
+        assertThat(LimitReader.forResourceMethod(NO_GLOBAL, null, TodoResource.class,
                 method(TodoResource.class, "one", long.class)).isEmpty()).isTrue();
     }
 
@@ -229,66 +239,65 @@ class LimitResolverTest {
                 "ratelimit.global.scope", "principal",
                 "ratelimit.global.algorithm", "token-bucket"));
 
-        ResolvedLimits limits = LimitResolver.forResourceMethod(settings, null, TodoResource.class,
+        ResolvedLimits limits = LimitReader.forResourceMethod(settings, null, TodoResource.class,
                 method(TodoResource.class, "all"));
 
-        assertThat(limits.limits().get(0)).isEqualTo(new ResolvedLimit(
-                new RateLimitPolicy("everything", 7, 10, RateLimitAlgorithm.TOKEN_BUCKET), 1, RateLimitScope.PRINCIPAL,
-                Level.GLOBAL));
-        assertThat(limits.declared(RateLimitScope.PRINCIPAL)).extracting(d -> d.policy().name())
+        assertThat(limits.limits().get(0)).isEqualTo(LimitDeclaration.global(
+                new RateLimitPolicy("everything", 7, 10, RateLimitAlgorithm.TOKEN_BUCKET), RateLimitScope.PRINCIPAL));
+        assertThat(limits.inScope(RateLimitScope.PRINCIPAL)).extracting(d -> d.policy().name())
                 .containsExactly("everything");
-        assertThat(limits.declared(RateLimitScope.TRANSPORT)).extracting(d -> d.policy().name())
+        assertThat(limits.inScope(RateLimitScope.TRANSPORT)).extracting(d -> d.policy().name())
                 .containsExactly("default");
     }
 
     @Test
     void limitsAreSplitByScopeKeepingTheirOrder() throws Exception {
-        ResolvedLimits limits = LimitResolver.forResourceMethod(GLOBAL, null, AdminResource.class,
+        ResolvedLimits limits = LimitReader.forResourceMethod(GLOBAL, null, AdminResource.class,
                 method(AdminResource.class, "purge"));
 
-        assertThat(limits.declared(RateLimitScope.TRANSPORT)).extracting(d -> d.policy().name())
+        assertThat(limits.inScope(RateLimitScope.TRANSPORT)).extracting(d -> d.policy().name())
                 .containsExactly("application", "admin", "purge");
-        assertThat(limits.declared(RateLimitScope.PRINCIPAL)).extracting(d -> d.policy().name())
+        assertThat(limits.inScope(RateLimitScope.PRINCIPAL)).extracting(d -> d.policy().name())
                 .containsExactly("admin-hourly");
-        assertThat(limits.declared()).extracting(d -> d.policy().name())
+        assertThat(limits.limits()).extracting(LimitDeclaration::name)
                 .containsExactly("application", "admin", "admin-hourly", "purge");
-        assertThat(limits.declared()).extracting(DeclaredLimit::origin)
-                .containsExactly("ratelimit.global.*", "@RateLimit", "@RateLimit", "@RateLimit");
+        assertThat(limits.limits()).extracting(LimitDeclaration::place)
+                .containsExactly("ratelimit.global.*", "AdminResource", "AdminResource", "AdminResource.purge()");
     }
 
     @Test
     void beanMethodHasItsClassLimitsThenItsOwn() throws Exception {
-        ResolvedLimits limits = LimitResolver.forBeanMethod(AdminResource.class, method(AdminResource.class, "purge"));
+        ResolvedLimits limits = LimitReader.forBeanMethod(AdminResource.class, method(AdminResource.class, "purge"));
 
-        assertThat(limits.limits()).extracting(l -> l.policy().name(), ResolvedLimit::level).containsExactly(
-                tuple("admin", Level.CLASS),
-                tuple("admin-hourly", Level.CLASS),
-                tuple("purge", Level.METHOD));
+        assertThat(limits.limits()).extracting(l -> l.policy().name(), LimitDeclaration::declaredOn).containsExactly(
+                tuple("admin", DeclaredOn.CLASS),
+                tuple("admin-hourly", DeclaredOn.CLASS),
+                tuple("purge", DeclaredOn.METHOD));
         assertThat(limits.where()).isEqualTo("AdminResource.purge()");
     }
 
     @Test
     void annotatedElementsAreRecognisedWithOneOrRepeatedLimits() throws Exception {
-        assertThat(LimitResolver.isAnnotated(method(TodoResource.class, "all"))).isTrue();
-        assertThat(LimitResolver.isAnnotated(method(TodoResource.class, "create", String.class, int.class))).isTrue();
-        assertThat(LimitResolver.isAnnotated(AdminResource.class)).isTrue();
-        assertThat(LimitResolver.isAnnotated(TodosApplication.class)).isTrue();
-        assertThat(LimitResolver.isAnnotated(method(TodoResource.class, "one", long.class))).isFalse();
-        assertThat(LimitResolver.isAnnotated(TodoResource.class)).isFalse();
+        assertThat(LimitReader.isAnnotated(method(TodoResource.class, "all"))).isTrue();
+        assertThat(LimitReader.isAnnotated(method(TodoResource.class, "create", String.class, int.class))).isTrue();
+        assertThat(LimitReader.isAnnotated(AdminResource.class)).isTrue();
+        assertThat(LimitReader.isAnnotated(TodosApplication.class)).isTrue();
+        assertThat(LimitReader.isAnnotated(method(TodoResource.class, "one", long.class))).isFalse();
+        assertThat(LimitReader.isAnnotated(TodoResource.class)).isFalse();
     }
 
     @Test
     void methodsAreDescribedWithTheirParameterTypes() throws Exception {
-        assertThat(LimitResolver.describe(TodoResource.class, method(TodoResource.class, "create", String.class,
+        assertThat(LimitReader.describe(TodoResource.class, method(TodoResource.class, "create", String.class,
                 int.class))).isEqualTo("TodoResource.create(String, int)");
-        assertThat(LimitResolver.describe(TodoResource.class, method(TodoResource.class, "all")))
+        assertThat(LimitReader.describe(TodoResource.class, method(TodoResource.class, "all")))
                 .isEqualTo("TodoResource.all()");
     }
 
     @Test
     void userClassIsFoundUnderAContainerSubclass() {
-        assertThat(LimitResolver.userClass(AdminResource$$Proxy.class)).isEqualTo(AdminResource.class);
-        assertThat(LimitResolver.userClass(AdminResource.class)).isEqualTo(AdminResource.class);
+        assertThat(LimitReader.userClass(AdminResource$$Proxy.class)).isEqualTo(AdminResource.class);
+        assertThat(LimitReader.userClass(AdminResource.class)).isEqualTo(AdminResource.class);
     }
 
     // ---------------------------------------------------------------- invalid declarations
@@ -332,7 +341,7 @@ class LimitResolverTest {
                 .isInstanceOf(InvalidRateLimitException.class)
                 .hasMessage("@RateLimit on TodoResource.costAboveTheLimit(): cost must be between 1 and permitLimit (5), "
                         + "was 6");
-        assertThatThrownBy(() -> LimitResolver.forBeanMethod(TodoResource.class,
+        assertThatThrownBy(() -> LimitReader.forBeanMethod(TodoResource.class,
                 method(TodoResource.class, "costAboveTheLimit")))
                 .isInstanceOf(InvalidRateLimitException.class)
                 .hasMessageContaining("TodoResource.costAboveTheLimit()")
@@ -356,7 +365,7 @@ class LimitResolverTest {
 
     @Test
     void invalidModuleLimitFailsNamingTheApplicationClassTheMethodAndTheValue() {
-        assertThatThrownBy(() -> LimitResolver.forResourceMethod(NO_GLOBAL, BrokenModule.class, TodoResource.class,
+        assertThatThrownBy(() -> LimitReader.forResourceMethod(NO_GLOBAL, BrokenModule.class, TodoResource.class,
                 method(TodoResource.class, "one", long.class)))
                 .isInstanceOf(InvalidRateLimitException.class)
                 .hasMessage("@RateLimit on BrokenModule (covering TodoResource.one(long)): windowSeconds must be "
@@ -373,7 +382,7 @@ class LimitResolverTest {
 
     @Test
     void methodLimitNamedLikeTheGlobalLimitFailsNamingTheMethodAndTheName() {
-        assertThatThrownBy(() -> LimitResolver.forResourceMethod(GLOBAL, null, TodoResource.class,
+        assertThatThrownBy(() -> LimitReader.forResourceMethod(GLOBAL, null, TodoResource.class,
                 method(TodoResource.class, "clashesWithGlobal")))
                 .isInstanceOf(InvalidRateLimitException.class)
                 .hasMessageStartingWith("@RateLimit on TodoResource.clashesWithGlobal(): name \"application\"");
@@ -384,7 +393,7 @@ class LimitResolverTest {
         assertThatThrownBy(() -> resolve(AdminResource.class, "clashesWithClass"))
                 .isInstanceOf(InvalidRateLimitException.class)
                 .hasMessageStartingWith("@RateLimit on AdminResource.clashesWithClass(): name \"admin\"");
-        assertThatThrownBy(() -> LimitResolver.forBeanMethod(AdminResource.class,
+        assertThatThrownBy(() -> LimitReader.forBeanMethod(AdminResource.class,
                 method(AdminResource.class, "clashesWithClass")))
                 .isInstanceOf(InvalidRateLimitException.class)
                 .hasMessageContaining("AdminResource.clashesWithClass()")
@@ -393,7 +402,7 @@ class LimitResolverTest {
 
     @Test
     void moduleLimitNamedLikeTheGlobalLimitFailsNamingTheMethodAndTheName() {
-        assertThatThrownBy(() -> LimitResolver.forResourceMethod(GLOBAL, ModuleClashingWithGlobal.class,
+        assertThatThrownBy(() -> LimitReader.forResourceMethod(GLOBAL, ModuleClashingWithGlobal.class,
                 TodoResource.class, method(TodoResource.class, "one", long.class)))
                 .isInstanceOf(InvalidRateLimitException.class)
                 .hasMessageStartingWith("@RateLimit on TodoResource.one(long): name \"application\"");
@@ -412,7 +421,7 @@ class LimitResolverTest {
     }
 
     private static ResolvedLimits resolve(Class<?> type, String methodName) throws NoSuchMethodException {
-        return LimitResolver.forResourceMethod(NO_GLOBAL, null, type, method(type, methodName));
+        return LimitReader.forResourceMethod(NO_GLOBAL, null, type, method(type, methodName));
     }
 
     private static Method method(Class<?> type, String name, Class<?>... parameters) throws NoSuchMethodException {

@@ -1,10 +1,12 @@
-package dev.ratelimit.core;
+package dev.ratelimit.core.declaration;
+
+import dev.ratelimit.core.RateLimitPolicy;
 
 /**
- * The rules of a declared limit that both the runtime (when the application deploys) and the annotation
- * processor of {@code ratelimit-openapi} (when it compiles) hold declarations to, each message written here
- * once. A policy's own ranges are {@link RateLimitPolicy}'s. Callers prefix the message with where the limit
- * was declared: {@code "@RateLimit on TodoResource.all(): " + message}.
+ * The messages of the rules a declared limit is held to, each written here once: by {@link LimitResolver} (the
+ * declarations), and by the engine's binder (the same rules, for values that only the configuration sets). A
+ * policy's own ranges are {@link RateLimitPolicy}'s. Callers prefix the message with where the limit was declared:
+ * {@code "@RateLimit on TodoResource.all(): " + message}.
  */
 public final class LimitRules {
 
