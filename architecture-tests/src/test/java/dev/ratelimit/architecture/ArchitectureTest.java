@@ -58,9 +58,10 @@ class ArchitectureTest {
     private static final Map<String, String> FOLDERS = Map.of("ratelimit-quarkus/runtime", "ratelimit-quarkus",
             "ratelimit-quarkus/deployment", "ratelimit-quarkus-deployment");
 
-    /** Main classes only; the library's own tests (and this module's) are not read. */
+    /** Main classes only; the library's own tests (and this module's), and the example application, are not read. */
     static final JavaClasses LIBRARY = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .withImportOption(location -> !location.contains("dev/ratelimit/examples/"))
             .importPackages("dev.ratelimit");
 
     @Test
