@@ -17,6 +17,9 @@ import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import dev.ratelimit.core.declaration.LimitResolver;
+import dev.ratelimit.core.declaration.MethodDeclarations;
+import dev.ratelimit.core.declaration.ResolvedLimits;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -26,13 +29,17 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The structure of the library (STYLE, "Architecture"; SPEC 16), on the main classes of its modules as this
+ * The structure of the library (three layers, one core), on the main classes of its modules as this
  * reactor built them, so that it cannot drift back:
  * <ul>
  *   <li>{@code internal} means internal to its module: a class may use the {@code internal} packages of its own
  *       module only;</li>
  *   <li>no package cycle;</li>
- *   <li>the core has no Jakarta or MicroProfile import.</li>
+ *   <li>the core has no Jakarta or MicroProfile import;</li>
+ *   <li>which limits cover a method is decided in one place, the core's resolver: no other class takes a method's
+ *       declarations apart or makes its resolved limits;</li>
+ *   <li>the Quarkus extension's run-time module (in the application) uses nothing of its deployment module (in the
+ *       build only).</li>
  * </ul>
  *
  * <p>A class's <b>module</b> is the Maven module it is compiled in: the jar (or {@code target/classes}) it is
@@ -49,6 +56,8 @@ class ArchitectureTest {
             "ratelimit-openapi", "ratelimit-redis", "ratelimit-micrometer", "ratelimit-opentelemetry",
             "ratelimit-quarkus", "ratelimit-quarkus-deployment");
     static final String CORE = "ratelimit-core";
+    static final String QUARKUS_RUNTIME = "ratelimit-quarkus";
+    static final String QUARKUS_DEPLOYMENT = "ratelimit-quarkus-deployment";
     static final String INTERNAL = "dev.ratelimit..internal..";
 
     /** Where a module's classes are read from: {@code <module>/target/classes/}, or its jar {@code <module>-<version>.jar}. */
@@ -96,6 +105,30 @@ class ArchitectureTest {
                 .check(LIBRARY);
     }
 
+    @Test
+    void onlyTheCoresResolverDecidesWhichLimitsCoverAMethod() {
+        noClasses().that().doNotHaveFullyQualifiedName(LimitResolver.class.getName())
+                .should().callConstructor(ResolvedLimits.class, String.class, MethodDeclarations.Kind.class, List.class,
+                        List.class)
+                .orShould().callMethod(MethodDeclarations.class, "module")
+                .orShould().callMethod(MethodDeclarations.class, "classLevel")
+                .orShould().callMethod(MethodDeclarations.class, "methodLevel")
+                .because("the order of a method's limits and the module rule (module limits only where the class and "
+                        + "the method declare none) are decided once, by LimitResolver, for every runtime, the Quarkus "
+                        + "build and the OpenAPI document: a reader hands a method's declarations over whole, and "
+                        + "everything else takes the limits the resolver made")
+                .check(LIBRARY);
+    }
+
+    @Test
+    void theQuarkusExtensionsRuntimeModuleUsesNothingOfItsDeploymentModule() {
+        noClasses().that(areIn(QUARKUS_RUNTIME))
+                .should().dependOnClassesThat(areInModule(QUARKUS_DEPLOYMENT))
+                .because("the deployment module runs in the build only; the application has the run-time module alone, "
+                        + "and what the build hands over it records")
+                .check(LIBRARY);
+    }
+
     // ---------------------------------------------------------------- what a module is
 
     /** The library module {@code javaClass} is compiled in, from where it was read; fails for a class of no known module. */
@@ -126,6 +159,15 @@ class ArchitectureTest {
 
     private static DescribedPredicate<JavaClass> areIn(String module) {
         return DescribedPredicate.describe("are in " + module, javaClass -> moduleOf(javaClass).equals(module));
+    }
+
+    /** {@link #areIn}, for any class: one outside the library (the JDK's, a dependency's) is in none of its modules. */
+    private static DescribedPredicate<JavaClass> areInModule(String module) {
+        return DescribedPredicate.describe("are in " + module, javaClass -> {
+            JavaClass type = javaClass.getBaseComponentType();
+            return type.getPackageName().startsWith("dev.ratelimit") && type.getSource().isPresent()
+                    && moduleOf(type).equals(module);
+        });
     }
 
     private static ArchCondition<JavaClass> useNoInternalClassOfAnotherModule() {
