@@ -1,12 +1,14 @@
 package dev.ratelimit.quarkus.deployment;
 
 import dev.ratelimit.core.config.RateLimitSettings;
+import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.core.declaration.ResolvedLimits;
 import dev.ratelimit.core.declaration.ResolvedLimits.Problem;
 import dev.ratelimit.core.declaration.SharedNames;
 import dev.ratelimit.quarkus.runtime.ResourceMethodLimits;
 import io.quarkus.builder.item.SimpleBuildItem;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -31,6 +33,11 @@ final class LimitsBuildItem extends SimpleBuildItem {
     final Set<DotName> unboundClasses;
     /** Guarded by this: what is wrong, each problem once, in the order found. */
     private final Set<String> problems = new LinkedHashSet<>();
+    /**
+     * Guarded by this: the declarations a problem was reported for. A class's or the module's declaration covers many
+     * methods, and would be reported once for each: only the first is listed.
+     */
+    private final Set<LimitDeclaration> reported = new HashSet<>();
     /** Guarded by this: every method resolved, for the checks across methods. */
     private final List<ResolvedLimits> resolved = new ArrayList<>();
     /** Guarded by this: every resource method, by id. */
@@ -64,7 +71,16 @@ final class LimitsBuildItem extends SimpleBuildItem {
 
     /** Notes what is wrong with declarations apart from any method (the module's). */
     synchronized void problems(List<Problem> found) {
-        found.forEach(problem -> problems.add(problem.message()));
+        Set<LimitDeclaration> now = new HashSet<>();
+        for (Problem problem : found) {
+            if (problem.declaration() == null || !reported.contains(problem.declaration())) {
+                problems.add(problem.message());
+                if (problem.declaration() != null) {
+                    now.add(problem.declaration());
+                }
+            }
+        }
+        reported.addAll(now);
     }
 
     /** Notes the limits of a method as the resolver made them. */
