@@ -92,7 +92,10 @@ public record LimitDeclaration(String name, int permitLimit, int windowSeconds, 
         return new RateLimitPolicy(name, permitLimit, windowSeconds, algorithm);
     }
 
-    /** Every member by name ({@link #MEMBERS}), in that order: what a serialisation writes and {@link Builder#member} reads. */
+    /**
+     * Every member by name ({@link #MEMBERS}), in that order: what a serialisation writes and {@link Builder#member}
+     * reads.
+     */
     public Map<String, Object> members() {
         Map<String, Object> members = new LinkedHashMap<>();
         members.put(NAME, name);

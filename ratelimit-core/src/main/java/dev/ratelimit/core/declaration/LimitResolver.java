@@ -103,14 +103,16 @@ public final class LimitResolver {
         Set<String> reported = new HashSet<>();
         for (LimitDeclaration limit : limits) {
             if (!names.add(limit.name()) && reported.add(limit.name())) {
-                problems.add(new Problem(null, "@RateLimit on " + where + ": " + LimitRules.duplicateName(limit.name())));
+                problems.add(new Problem(null, "@RateLimit on " + where + ": "
+                        + LimitRules.duplicateName(limit.name())));
             }
         }
     }
 
     /**
      * How a problem names a declaration: {@code @RateLimit on TodoResource.all(): }, and for one declared on a class
-     * or the module, the method it was found covering: {@code @RateLimit on TodoResource (covering TodoResource.all()): }.
+     * or the module, the method it was found covering:
+     * {@code @RateLimit on TodoResource (covering TodoResource.all()): }.
      */
     private static String on(LimitDeclaration d, String method) {
         if (d.declaredOn() == DeclaredOn.GLOBAL) {

@@ -39,7 +39,8 @@ public record MethodDeclarations(String where, Kind kind, List<LimitDeclaration>
 
     /** A resource method's declarations. */
     public static MethodDeclarations resourceMethod(String where, List<LimitDeclaration> module,
-                                                    List<LimitDeclaration> classLevel, List<LimitDeclaration> methodLevel) {
+                                                    List<LimitDeclaration> classLevel,
+                                                    List<LimitDeclaration> methodLevel) {
         return new MethodDeclarations(where, Kind.RESOURCE_METHOD, module, classLevel, methodLevel);
     }
 
@@ -57,8 +58,8 @@ public record MethodDeclarations(String where, Kind kind, List<LimitDeclaration>
     private static List<LimitDeclaration> levelled(List<LimitDeclaration> declarations, DeclaredOn level) {
         for (LimitDeclaration d : declarations) {
             if (d.declaredOn() != level) {
-                throw new IllegalArgumentException("a declaration on the " + d.declaredOn() + " level among those on the "
-                        + level + " level: " + d);
+                throw new IllegalArgumentException("a declaration on the " + d.declaredOn()
+                        + " level among those on the " + level + " level: " + d);
             }
         }
         return List.copyOf(declarations);
