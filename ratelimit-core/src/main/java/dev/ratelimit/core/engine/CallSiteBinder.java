@@ -39,8 +39,8 @@ final class CallSiteBinder {
      * {@code keys} the first time this configuration meets it.
      */
     LiveLimits.Site bind(RateLimitSettings settings, PlanIndex plans, List<LimitDeclaration> declaredLimits,
-                                 RateLimitScope scope, BoundLimits.Use use, boolean oncePerRequest, String where,
-                                 Map<String, BoundKey> keys) {
+                         RateLimitScope scope, BoundLimits.Use use, boolean oncePerRequest, String where,
+                         Map<String, BoundKey> keys) {
         List<LimitDeclaration> limits = withGlobal(settings, declaredLimits, scope);
         long[] maxWaitNanos = new long[limits.size()];
         RateLimitPer[] per = new RateLimitPer[limits.size()];

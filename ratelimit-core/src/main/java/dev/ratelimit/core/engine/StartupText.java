@@ -49,7 +49,7 @@ final class StartupText {
             if (maxWait > 0) {
                 s.append(" wait ").append(maxWait).append(" ms");
             }
-            if ((configured.per() != null ? configured.per() : declared.per()) == RateLimitPer.APPLICATION) {
+            if (CallSiteBinder.per(settings, declared) == RateLimitPer.APPLICATION) {
                 s.append(" per application");
             }
             if (none.mode() != RateLimitMode.ENFORCE) {
