@@ -1,5 +1,6 @@
 package dev.ratelimit.core.engine;
 
+import static dev.ratelimit.core.testing.EngineFixtures.countsKept;
 import static dev.ratelimit.core.testing.EngineFixtures.spend;
 import static dev.ratelimit.core.testing.EngineFixtures.spendNow;
 import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
@@ -811,7 +812,7 @@ class RateLimitEngineTest {
         }
         assertThat(ledger.headline()).isNull();
         assertThat(ledger.headline()).isNull();
-        assertThat(store.trackedCounts()).isZero();
+        assertThat(countsKept(store)).isZero();
         assertThat(metrics.nonZero()).isEmpty();
     }
 
