@@ -70,7 +70,7 @@ public class RateLimitFilters {
     public void headers(ResteasyReactiveContainerRequestContext context, ContainerResponseContext response) {
         RequestState state = state(context);
         if (state != null) {
-            RequestLifecycle.respond(Bindings.engine, state.ledgerIfAny(), response.getStatus(), state.method.formats, state);
+            RequestLifecycle.respond(state.engine(), state.ledgerIfAny(), response.getStatus(), state.method.formats, state);
         }
     }
 
@@ -81,7 +81,7 @@ public class RateLimitFilters {
     /** The ledger is made by the first scope with limits: the partition is chosen after authentication. */
     private static void decide(ResteasyReactiveContainerRequestContext context, RequestState state, BoundLimits limits) {
         if (limits != null && !limits.isEmpty()) {
-            RequestLifecycle.decideScope(Bindings.engine, state.ledger(), limits, context, SUSPENSION);
+            RequestLifecycle.decideScope(state.engine(), state.ledger(), limits, context, SUSPENSION);
         }
     }
 }

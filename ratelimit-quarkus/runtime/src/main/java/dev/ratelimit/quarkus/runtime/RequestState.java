@@ -2,6 +2,7 @@ package dev.ratelimit.quarkus.runtime;
 
 import dev.ratelimit.core.RateLimitCaller;
 import dev.ratelimit.core.address.ClientAddresses;
+import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import dev.ratelimit.core.headers.RateLimitHeaders;
 import dev.ratelimit.jaxrs.caller.JaxrsCaller;
@@ -93,6 +94,11 @@ final class RequestState extends JaxrsCaller implements RateLimitHeaders.Sink {
         }
     }
 
+    /** The engine the request's limits were bound to. */
+    RateLimitEngine engine() {
+        return Bindings.engine;
+    }
+
     /** The request's ledger if a limit made it; else null. */
     RequestLedger ledgerIfAny() {
         return ledger;
@@ -105,7 +111,7 @@ final class RequestState extends JaxrsCaller implements RateLimitHeaders.Sink {
             synchronized (this) {
                 made = ledger;
                 if (made == null) {
-                    made = Bindings.engine.ledger(this, method.intercepted);
+                    made = engine().ledger(this, method.intercepted);
                     ledger = made;
                 }
             }
@@ -127,7 +133,7 @@ final class RequestState extends JaxrsCaller implements RateLimitHeaders.Sink {
 
     @Override
     protected ClientAddresses clientAddresses() {
-        return Bindings.engine.settings().clientAddresses();
+        return engine().settings().clientAddresses();
     }
 
     /** The Vert.x connection's peer address as text, or null (a request that is not Vert.x's, a Unix socket). */
