@@ -177,7 +177,7 @@ class MicrometerRateLimitMetricsTest {
     void theGaugesReadTheStoreWhenCollectedAndShowItsCapacity() {
         InProcessRateLimitStore store = new InProcessRateLimitStore(50, clock);
         RateLimitEngine engine = builder(store, metrics).build(settings("ratelimit.max-tracked-partitions", "50"));
-        metrics.counts(store::trackedCounts, store.maxTrackedPartitions());
+        store.register(metrics);
         BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
         System.gc(); // the supplier is held by the gauge alone: it must survive a collection
 
@@ -289,7 +289,7 @@ class MicrometerRateLimitMetricsTest {
             MicrometerRateLimitMetrics none = new MicrometerRateLimitMetrics();
             InProcessRateLimitStore store = new InProcessRateLimitStore(100, clock);
             RateLimitEngine engine = builder(store, none).build();
-            none.counts(store::trackedCounts, store.maxTrackedPartitions());
+            store.register(none);
             BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 1, 60)));
 
             assertThat(decide(engine, limits, "p").allowed()).isTrue();

@@ -88,7 +88,7 @@ class OpenTelemetryRateLimitMetricsTest {
         InProcessRateLimitStore store = new InProcessRateLimitStore(50, clock);
         RateLimitEngine engine = RateLimitEngine.builder(settings("ratelimit.max-tracked-partitions", "50"), store)
                 .metrics(metrics).clock(clock).build();
-        metrics.counts(store::trackedCounts, store.maxTrackedPartitions());
+        store.register(metrics);
         BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", limit("default", 3, 60)));
         for (int i = 0; i < 7; i++) {
             decide(engine, limits, "partition-" + i);

@@ -158,8 +158,8 @@ public class Footprint {
 
     private double storePerKey(RateLimitPolicy policy) {
         InProcessRateLimitStore store = fill(new InProcessRateLimitStore(instances, System::nanoTime), policy, instances);
-        if (store.trackedCounts() != instances) {
-            throw new IllegalStateException("expected " + instances + " counts, the store keeps " + store.trackedCounts());
+        if (Ours.countsKept(store) != instances) {
+            throw new IllegalStateException("expected " + instances + " counts, the store keeps " + Ours.countsKept(store));
         }
         return (double) GraphLayout.parseInstance(store).totalSize() / instances;
     }

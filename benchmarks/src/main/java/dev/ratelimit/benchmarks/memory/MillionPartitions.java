@@ -1,5 +1,6 @@
 package dev.ratelimit.benchmarks.memory;
 
+import dev.ratelimit.benchmarks.support.Ours;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -59,7 +60,7 @@ public class MillionPartitions {
         long after = usedAfterGc(memory);
         out.heapGrowthBytes = after - before;
         out.storeRetainedBytes = GraphLayout.parseInstance(store).totalSize();
-        out.trackedCounts = store.trackedCounts();
+        out.trackedCounts = Ours.countsKept(store);
         return store;
     }
 

@@ -22,6 +22,7 @@ import dev.ratelimit.core.store.InProcessRateLimitStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * Ours, set up the way the integrations set it up at deployment: policies, count keys bound to the store,
@@ -51,6 +52,28 @@ public final class Ours {
             builder.add(store.bind(key), key, policy, 1, Kind.ACQUIRE);
         }
         return builder.build();
+    }
+
+    /** The counts {@code store} keeps now, as its {@code ratelimit.counts} gauge reads them. */
+    public static long countsKept(InProcessRateLimitStore store) {
+        LongSupplier[] gauge = new LongSupplier[1];
+        store.register(new RateLimitMetrics() {
+            @Override
+            public Counter requests(String policy, Outcome outcome, String plan) {
+                return RateLimitMetrics.NONE.requests(policy, outcome, plan);
+            }
+
+            @Override
+            public Timer storeDuration(String storeName, StoreOutcome outcome) {
+                return RateLimitMetrics.NONE.storeDuration(storeName, outcome);
+            }
+
+            @Override
+            public void counts(LongSupplier counts, long max) {
+                gauge[0] = counts;
+            }
+        });
+        return gauge[0].getAsLong();
     }
 
     /** An engine on a new in-process store (default settings: 10 000 counts at most, no plans), recording into {@code metrics}. */

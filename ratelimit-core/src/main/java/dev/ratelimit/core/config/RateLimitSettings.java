@@ -3,30 +3,26 @@ package dev.ratelimit.core.config;
 import dev.ratelimit.core.InvalidRateLimitException;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitMode;
-import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitScope;
-import dev.ratelimit.core.address.AddressRange;
 import dev.ratelimit.core.address.ClientAddresses;
 import dev.ratelimit.core.address.PartitionSource;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The {@code ratelimit.*} settings (SPEC 8, 12, 13, 15, 16, 18), read from a {@link SettingsSource} and
  * validated when the application deploys: a malformed value fails the deployment with a message that
  * names the key and the value. Limit names are looked up by name ({@link #limit}), so that every source
  * resolves them, environment variables included. Thread-safe; immutable but for its caches.
+ *
+ * <p>This class is the value; by job, the parsing of one key is {@link SettingsReader}'s (a new key is one field
+ * read with it in the constructor, and one accessor), the values by limit name and plan are
+ * {@link LimitOverrides}', and the warnings about keys that name nothing are {@link UnknownKeys}'.
  */
 public final class RateLimitSettings {
 
@@ -66,24 +62,13 @@ public final class RateLimitSettings {
     public static final String MODE_PROPERTY = "mode";
     public static final String MAX_WAIT_MILLIS = "max-wait-millis";
     public static final String PER = "per";
-    /** What a plan may change of a limit. */
-    private static final List<String> PLAN_LIMIT_PROPERTIES = List.of(PERMIT_LIMIT, WINDOW_SECONDS, ALGORITHM, MODE_PROPERTY);
-    /** What {@code ratelimit.limits.<name>.*} may change: a plan's, and whose count and how long a call waits. */
-    private static final List<String> LIMIT_PROPERTIES = List.of(PERMIT_LIMIT, WINDOW_SECONDS, ALGORITHM, MODE_PROPERTY,
-            MAX_WAIT_MILLIS, PER);
 
     /** Default of {@code ratelimit.store.timeout-millis}. */
     public static final int DEFAULT_TIMEOUT_MILLIS = 250;
     private static final int MAX_TIMEOUT_MILLIS = 60_000;
     private static final String HEADER_NAME = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
-    /** Keys of other modules, known so that they are not reported as unknown. */
-    private static final Set<String> OTHER_KNOWN_KEYS = Set.of(REDIS_TIMEOUT_MILLIS, REDIS_ON_FAILURE,
-            "ratelimit.redis.uri", "ratelimit.redis.cluster", "ratelimit.redis.key-prefix",
-            // live values and the admin API (SPEC 19): LimitsFile, AdminSettings
-            "ratelimit.limits-file", "ratelimit.refresh-seconds", "ratelimit.admin.enabled", "ratelimit.admin.role",
-            "ratelimit.admin.path");
 
-    private final SettingsSource source;
+    private final SettingsReader read;
     private final boolean enabled;
     private final RateLimitMode mode;
     private final String partitionHeader;
@@ -96,69 +81,52 @@ public final class RateLimitSettings {
     private final int timeoutMillis;
     private final OnFailure onFailure;
     private final boolean manualClock;
-    private final Map<String, LimitValues> limits = new ConcurrentHashMap<>();
-    private final Map<String, LimitValues> planLimits = new ConcurrentHashMap<>();
+    private final LimitOverrides overrides;
 
     private RateLimitSettings(SettingsSource source) {
-        this.source = source;
-        this.enabled = bool(ENABLED, true);
-        this.mode = mode(MODE, RateLimitMode.ENFORCE);
-        String header = text(PARTITION_HEADER);
+        SettingsReader read = new SettingsReader(source);
+        this.read = read;
+        this.enabled = read.bool(ENABLED, true);
+        this.mode = read.mode(MODE, RateLimitMode.ENFORCE);
+        String header = read.text(PARTITION_HEADER);
         if (header != null && !header.matches(HEADER_NAME)) {
-            throw invalid(PARTITION_HEADER, header, "an HTTP header name");
+            throw SettingsReader.invalid(PARTITION_HEADER, header, "an HTTP header name");
         }
         this.partitionHeader = header;
-        this.partitionBy = readPartitionBy(header);
-        this.clientAddresses = ClientAddresses.of(readTrustedProxies(), integer(IPV4_PREFIX, ClientAddresses.DEFAULT_IPV4_PREFIX, 1, 32),
-                integer(IPV6_PREFIX, ClientAddresses.DEFAULT_IPV6_PREFIX, 1, 128));
-        this.maxTrackedPartitions = integer(MAX_TRACKED_PARTITIONS, InProcessRateLimitStore.DEFAULT_MAX_TRACKED_PARTITIONS,
-                1, Integer.MAX_VALUE);
+        this.partitionBy = read.partitionBy(PARTITION_BY, PARTITION_HEADER, header);
+        this.clientAddresses = ClientAddresses.of(read.addressRanges(TRUSTED_PROXIES),
+                read.integer(IPV4_PREFIX, ClientAddresses.DEFAULT_IPV4_PREFIX, 1, 32),
+                read.integer(IPV6_PREFIX, ClientAddresses.DEFAULT_IPV6_PREFIX, 1, 128));
+        this.maxTrackedPartitions = read.integer(MAX_TRACKED_PARTITIONS,
+                InProcessRateLimitStore.DEFAULT_MAX_TRACKED_PARTITIONS, 1, Integer.MAX_VALUE);
         // every global key is validated, also while no global limit is set: a typo must not wait to bite
-        int window = integer(GLOBAL_WINDOW_SECONDS, 60, 1, RateLimitPolicy.MAX_WINDOW_SECONDS);
-        String name = Optional.ofNullable(text(GLOBAL_NAME)).orElse("application");
+        int window = read.integer(GLOBAL_WINDOW_SECONDS, 60, 1, RateLimitPolicy.MAX_WINDOW_SECONDS);
+        String name = Optional.ofNullable(read.text(GLOBAL_NAME)).orElse("application");
         if (!RateLimitPolicy.NAME.matcher(name).matches()) {
-            throw invalid(GLOBAL_NAME, name, "1-64 characters from [A-Za-z0-9._-]");
+            throw SettingsReader.invalid(GLOBAL_NAME, name, "1-64 characters from [A-Za-z0-9._-]");
         }
-        String scope = Optional.ofNullable(text(GLOBAL_SCOPE)).orElse("TRANSPORT").toUpperCase(Locale.ROOT);
+        String scope = Optional.ofNullable(read.text(GLOBAL_SCOPE)).orElse("TRANSPORT").toUpperCase(Locale.ROOT);
         if (!scope.equals("TRANSPORT") && !scope.equals("PRINCIPAL")) {
-            throw invalid(GLOBAL_SCOPE, text(GLOBAL_SCOPE), "TRANSPORT or PRINCIPAL");
+            throw SettingsReader.invalid(GLOBAL_SCOPE, read.text(GLOBAL_SCOPE), "TRANSPORT or PRINCIPAL");
         }
         this.globalScope = RateLimitScope.valueOf(scope);
-        RateLimitAlgorithm algorithm = algorithm(GLOBAL_ALGORITHM, RateLimitAlgorithm.SLIDING_WINDOW);
-        if (text(GLOBAL_PERMIT_LIMIT) != null) {
-            int permitLimit = integer(GLOBAL_PERMIT_LIMIT, 0, 1, Integer.MAX_VALUE);
+        RateLimitAlgorithm algorithm = read.algorithm(GLOBAL_ALGORITHM, RateLimitAlgorithm.SLIDING_WINDOW);
+        if (read.text(GLOBAL_PERMIT_LIMIT) != null) {
+            int permitLimit = read.integer(GLOBAL_PERMIT_LIMIT, 0, 1, Integer.MAX_VALUE);
             this.global = new RateLimitPolicy(name, permitLimit, window, algorithm);
         } else {
             this.global = null;
         }
-        this.plans = readPlans();
-        String timeoutKey = text(STORE_TIMEOUT_MILLIS) != null || text(REDIS_TIMEOUT_MILLIS) == null
+        this.plans = read.plans(PLANS);
+        String timeoutKey = read.text(STORE_TIMEOUT_MILLIS) != null || read.text(REDIS_TIMEOUT_MILLIS) == null
                 ? STORE_TIMEOUT_MILLIS : REDIS_TIMEOUT_MILLIS;
-        this.timeoutMillis = integer(timeoutKey, DEFAULT_TIMEOUT_MILLIS, 1, MAX_TIMEOUT_MILLIS);
-        String onFailureKey = text(STORE_ON_FAILURE) != null || text(REDIS_ON_FAILURE) == null
+        this.timeoutMillis = read.integer(timeoutKey, DEFAULT_TIMEOUT_MILLIS, 1, MAX_TIMEOUT_MILLIS);
+        String onFailureKey = read.text(STORE_ON_FAILURE) != null || read.text(REDIS_ON_FAILURE) == null
                 ? STORE_ON_FAILURE : REDIS_ON_FAILURE;
-        this.onFailure = onFailure(onFailureKey);
-        this.manualClock = bool(TEST_MANUAL_CLOCK, false);
-        // the listed keys are validated now, the rest when a limit that uses them deploys
-        for (String key : source.keys()) {
-            if (key.startsWith(LIMITS)) {
-                String limit = limitName(key.substring(LIMITS.length()), LIMIT_PROPERTIES);
-                if (limit != null) {
-                    limit(limit);
-                }
-            }
-        }
-        for (Plan plan : plans) {
-            String prefix = PLANS + "." + plan.name() + ".limits.";
-            for (String key : source.keys()) {
-                if (key.startsWith(prefix)) {
-                    String limit = limitName(key.substring(prefix.length()), PLAN_LIMIT_PROPERTIES);
-                    if (limit != null) {
-                        plan(plan, limit);
-                    }
-                }
-            }
-        }
+        this.onFailure = read.onFailure(onFailureKey);
+        this.manualClock = read.bool(TEST_MANUAL_CLOCK, false);
+        this.overrides = new LimitOverrides(read, mode);
+        overrides.validateListed(plans);
     }
 
     /** Reads and validates the settings. @throws InvalidRateLimitException naming the key and the value */
@@ -248,13 +216,12 @@ public final class RateLimitSettings {
      * @throws InvalidRateLimitException naming the key and the value when one is malformed
      */
     public LimitValues limit(String name) {
-        return limits.computeIfAbsent(name, n -> values(LIMITS + n + ".", true));
+        return overrides.limit(name);
     }
 
     /** What {@code ratelimit.plans.<plan>.limits.<name>.*} says, validated. */
     public LimitValues plan(Plan plan, String name) {
-        return planLimits.computeIfAbsent(plan.name() + '/' + name,
-                k -> values(PLANS + "." + plan.name() + ".limits." + name + ".", false));
+        return overrides.plan(plan, name);
     }
 
     /**
@@ -266,17 +233,7 @@ public final class RateLimitSettings {
      * @throws InvalidRateLimitException when a value is malformed
      */
     public Effective effective(RateLimitPolicy declared, Plan plan) {
-        LimitValues values = limit(declared.name());
-        RateLimitPolicy policy = apply(declared, values);
-        RateLimitMode limitMode = values.mode() != null ? values.mode() : mode;
-        if (plan != null) {
-            LimitValues planValues = plan(plan, declared.name());
-            policy = apply(policy, planValues);
-            if (planValues.mode() != null) {
-                limitMode = planValues.mode();
-            }
-        }
-        return new Effective(policy, limitMode);
+        return overrides.effective(declared, plan);
     }
 
     /** A limit's policy and mode after configuration. */
@@ -288,16 +245,7 @@ public final class RateLimitSettings {
      * {@code window-seconds} under {@code ratelimit.limits.<name>}), for the programmatic API.
      */
     public Set<String> configuredLimits() {
-        Set<String> names = new TreeSet<>();
-        for (String key : source.keys()) {
-            if (key.startsWith(LIMITS)) {
-                String name = limitName(key.substring(LIMITS.length()), LIMIT_PROPERTIES);
-                if (name != null && limit(name).declaresALimit()) {
-                    names.add(name);
-                }
-            }
-        }
-        return names;
+        return overrides.configuredLimits();
     }
 
     /**
@@ -306,12 +254,7 @@ public final class RateLimitSettings {
      * @throws InvalidRateLimitException when a value is malformed
      */
     public RateLimitPolicy configuredLimit(String name) {
-        LimitValues values = limit(name);
-        if (!values.declaresALimit()) {
-            return null;
-        }
-        return new RateLimitPolicy(name, values.permitLimit(), values.windowSeconds(),
-                values.algorithm() == null ? RateLimitAlgorithm.SLIDING_WINDOW : values.algorithm());
+        return overrides.configuredLimit(name);
     }
 
     /**
@@ -322,254 +265,7 @@ public final class RateLimitSettings {
      * @param declared every limit name the application declares (annotations and the global limit)
      */
     public List<String> unknownKeys(Set<String> declared) {
-        Set<String> known = new LinkedHashSet<>(declared);
-        known.addAll(configuredLimits());
-        List<String> warnings = new ArrayList<>();
-        Set<String> fixed = Set.of(ENABLED, MODE, PARTITION_HEADER, PARTITION_BY, TRUSTED_PROXIES, IPV4_PREFIX, IPV6_PREFIX,
-                MAX_TRACKED_PARTITIONS, GLOBAL_PERMIT_LIMIT,
-                GLOBAL_WINDOW_SECONDS, GLOBAL_NAME, GLOBAL_SCOPE, GLOBAL_ALGORITHM, PLANS,
-                STORE_TIMEOUT_MILLIS, STORE_ON_FAILURE, TEST_MANUAL_CLOCK);
-        for (String key : new TreeSet<>(keyList())) {
-            if (!key.startsWith("ratelimit.") || fixed.contains(key) || OTHER_KNOWN_KEYS.contains(key)) {
-                continue;
-            }
-            if (key.startsWith(LIMITS)) {
-                String name = limitName(key.substring(LIMITS.length()), LIMIT_PROPERTIES);
-                if (name == null) {
-                    warnings.add(key + " is not a setting: a limit takes " + String.join(", ", LIMIT_PROPERTIES));
-                } else if (!known.contains(name)) {
-                    warnings.add(key + " names the limit \"" + name + "\", which no @RateLimit, global limit or "
-                            + "configuration declares (check the name; to declare it for the programmatic API, set both "
-                            + LIMITS + name + "." + PERMIT_LIMIT + " and ." + WINDOW_SECONDS + ")");
-                }
-            } else if (key.startsWith(PLANS + ".")) {
-                String warning = planKeyWarning(key, known);
-                if (warning != null) {
-                    warnings.add(warning);
-                }
-            } else {
-                warnings.add(key + " is not a ratelimit setting");
-            }
-        }
-        return warnings;
-    }
-
-    private String planKeyWarning(String key, Set<String> known) {
-        Plan longest = null;
-        for (Plan plan : plans) {
-            if (key.startsWith(PLANS + "." + plan.name() + ".")
-                    && (longest == null || plan.name().length() > longest.name().length())) {
-                longest = plan; // "gold.v2" before "gold": plan names may contain dots
-            }
-        }
-        if (longest == null) {
-            return key + " names a plan that " + PLANS + " does not list (" + plans.stream().map(Plan::name).toList() + ")";
-        }
-        String rest = key.substring((PLANS + "." + longest.name() + ".").length());
-        if (rest.equals("role")) {
-            return null;
-        }
-        if (rest.startsWith("limits.")) {
-            String name = limitName(rest.substring("limits.".length()), PLAN_LIMIT_PROPERTIES);
-            if (name == null) {
-                return key + " is not a setting: a plan's limit takes " + String.join(", ", PLAN_LIMIT_PROPERTIES);
-            }
-            return known.contains(name) ? null : key + " names the limit \"" + name
-                    + "\", which no @RateLimit, global limit or configuration declares";
-        }
-        return key + " is not a setting of the plan \"" + longest.name() + "\" (role, limits.<name>.*)";
-    }
-
-    private List<String> keyList() {
-        List<String> keys = new ArrayList<>();
-        for (String key : source.keys()) {
-            keys.add(key);
-        }
-        return keys;
-    }
-
-    /** The name in {@code <name>.<property>}, or null when the property is not one of a limit's. */
-    private static String limitName(String nameAndProperty, List<String> properties) {
-        for (String property : properties) {
-            if (nameAndProperty.endsWith("." + property) && nameAndProperty.length() > property.length() + 1) {
-                return nameAndProperty.substring(0, nameAndProperty.length() - property.length() - 1);
-            }
-        }
-        return null;
-    }
-
-    private static RateLimitPolicy apply(RateLimitPolicy policy, LimitValues values) {
-        if (!values.changesSize()) {
-            return policy;
-        }
-        return policy.with(values.permitLimit() != null ? values.permitLimit() : policy.permitLimit(),
-                values.windowSeconds() != null ? values.windowSeconds() : policy.windowSeconds(),
-                values.algorithm() != null ? values.algorithm() : policy.algorithm());
-    }
-
-    private LimitValues values(String prefix, boolean wholeLimit) {
-        Integer permitLimit = text(prefix + PERMIT_LIMIT) == null ? null
-                : integer(prefix + PERMIT_LIMIT, 0, 1, Integer.MAX_VALUE);
-        Integer window = text(prefix + WINDOW_SECONDS) == null ? null
-                : integer(prefix + WINDOW_SECONDS, 0, 1, RateLimitPolicy.MAX_WINDOW_SECONDS);
-        RateLimitAlgorithm algorithm = algorithm(prefix + ALGORITHM, null);
-        RateLimitMode limitMode = mode(prefix + MODE_PROPERTY, null);
-        Long maxWait = !wholeLimit || text(prefix + MAX_WAIT_MILLIS) == null ? null
-                : (long) integer(prefix + MAX_WAIT_MILLIS, 0, 0, Integer.MAX_VALUE);
-        RateLimitPer per = wholeLimit ? per(prefix + PER) : null;
-        LimitValues values = new LimitValues(permitLimit, window, algorithm, limitMode, maxWait, per);
-        return values.isEmpty() ? LimitValues.NONE : values;
-    }
-
-    private List<PartitionSource> readPartitionBy(String header) {
-        String text = text(PARTITION_BY);
-        if (text == null) {
-            return List.of(PartitionSource.PRINCIPAL, PartitionSource.HEADER);
-        }
-        List<PartitionSource> order = new ArrayList<>();
-        for (String part : text.split(",", -1)) {
-            String key = part.strip();
-            PartitionSource source = PartitionSource.of(key);
-            if (source == null) {
-                throw invalid(PARTITION_BY, text, "principal, header and/or address, comma-separated, in the order they are "
-                        + "tried (\"" + key + "\" is not one of them)");
-            }
-            if (order.contains(source)) {
-                throw invalid(PARTITION_BY, text, "principal, header and/or address, each at most once (\"" + key
-                        + "\" appears twice)");
-            }
-            order.add(source);
-        }
-        if (order.contains(PartitionSource.HEADER) && header == null) {
-            throw new InvalidRateLimitException("ratelimit configuration: " + PARTITION_BY + " has \"header\", which needs "
-                    + PARTITION_HEADER + " (unset), was \"" + text + "\"");
-        }
-        return List.copyOf(order);
-    }
-
-    private List<AddressRange> readTrustedProxies() {
-        String text = text(TRUSTED_PROXIES);
-        if (text == null) {
-            return List.of();
-        }
-        List<AddressRange> ranges = new ArrayList<>();
-        for (String part : text.split(",", -1)) {
-            try {
-                ranges.add(AddressRange.parse(part));
-            } catch (IllegalArgumentException e) {
-                throw invalid(TRUSTED_PROXIES, text, "addresses and CIDR ranges, comma-separated (" + e.getMessage() + ")");
-            }
-        }
-        return List.copyOf(ranges);
-    }
-
-    private List<Plan> readPlans() {
-        String text = text(PLANS);
-        if (text == null) {
-            return List.of();
-        }
-        Map<String, Plan> plans = new LinkedHashMap<>();
-        for (String part : text.split(",", -1)) {
-            String name = part.strip();
-            if (!RateLimitPolicy.NAME.matcher(name).matches()) {
-                throw invalid(PLANS, text, "plan names, comma-separated, each 1-64 characters from [A-Za-z0-9._-] (\""
-                        + name + "\" is not)");
-            }
-            if (plans.containsKey(name)) {
-                throw invalid(PLANS, text, "distinct plan names (\"" + name + "\" appears twice)");
-            }
-            String roleKey = PLANS + "." + name + ".role";
-            String role = Optional.ofNullable(text(roleKey)).orElse(name);
-            plans.put(name, new Plan(name, plans.size() + 1, role));
-        }
-        return Collections.unmodifiableList(new ArrayList<>(plans.values()));
-    }
-
-    private String text(String key) {
-        return source.value(key).map(String::strip).filter(v -> !v.isEmpty()).orElse(null);
-    }
-
-    private int integer(String key, int fallback, int min, int max) {
-        String value = text(key);
-        if (value == null) {
-            return fallback;
-        }
-        try {
-            int parsed = Integer.parseInt(value);
-            if (parsed >= min && parsed <= max) {
-                return parsed;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw invalid(key, value, max == Integer.MAX_VALUE ? "an integer >= " + min : "an integer from " + min + " to " + max);
-    }
-
-    private boolean bool(String key, boolean fallback) {
-        String value = text(key);
-        if (value == null) {
-            return fallback;
-        }
-        if (value.equalsIgnoreCase("true")) {
-            return true;
-        }
-        if (value.equalsIgnoreCase("false")) {
-            return false;
-        }
-        throw invalid(key, value, "true or false");
-    }
-
-    private RateLimitMode mode(String key, RateLimitMode fallback) {
-        String value = text(key);
-        if (value == null) {
-            return fallback;
-        }
-        try {
-            return RateLimitMode.valueOf(value.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw invalid(key, value, "enforce, shadow or off");
-        }
-    }
-
-    private RateLimitAlgorithm algorithm(String key, RateLimitAlgorithm fallback) {
-        String value = text(key);
-        if (value == null) {
-            return fallback;
-        }
-        try {
-            return RateLimitAlgorithm.valueOf(value.toUpperCase(Locale.ROOT).replace('-', '_'));
-        } catch (IllegalArgumentException e) {
-            throw invalid(key, value, "SLIDING_WINDOW, STRICT_WINDOW or TOKEN_BUCKET");
-        }
-    }
-
-    private RateLimitPer per(String key) {
-        String value = text(key);
-        if (value == null) {
-            return null;
-        }
-        try {
-            return RateLimitPer.valueOf(value.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw invalid(key, value, "caller or application");
-        }
-    }
-
-    private OnFailure onFailure(String key) {
-        String value = text(key);
-        if (value == null) {
-            return OnFailure.FAIL;
-        }
-        try {
-            return OnFailure.valueOf(value.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw invalid(key, value, "fail, allow or local");
-        }
-    }
-
-    private static InvalidRateLimitException invalid(String key, String value, String expected) {
-        return new InvalidRateLimitException("ratelimit configuration: " + key + " must be " + expected
-                + ", was \"" + value + "\"");
+        return UnknownKeys.of(read, overrides, plans, declared);
     }
 
     @Override

@@ -49,10 +49,19 @@ public final class RequestLedger {
         List<Object> moreClaimed;
         RateLimitDecision secondDecision;
         BoundKey[] secondKeys;
-        ArrayList<Object> more; // decision, keys, decision, keys...
+        /** The third decision on, the latest first; {@code more} of them. */
+        Decided latest;
+        int more;
         boolean released;
         /** Decisions given back on their own ({@link #forget}), left out of {@link #takeForRelease}; usually null. */
         List<RateLimitDecision> forgotten;
+    }
+
+    /**
+     * A decision after the second, with the bound keys of its limits, and the one recorded before it (the first two
+     * are kept in fields): a chain, so that each decision past the second costs this record alone.
+     */
+    private record Decided(RateLimitDecision decision, BoundKey[] keys, Decided earlier) {
     }
 
     RequestLedger(LiveLimits live, RateLimitCaller caller, String partition, Method resourceMethod) {
@@ -135,7 +144,7 @@ public final class RequestLedger {
         if (rest == null || rest.secondDecision == null) {
             return 1;
         }
-        return rest.more == null ? 2 : 2 + rest.more.size() / 2;
+        return 2 + rest.more;
     }
 
     /** The index of the first refusing decision, or -1. */
@@ -162,11 +171,8 @@ public final class RequestLedger {
                 rest.secondKeys = keys;
             }
             default -> {
-                if (rest.more == null) {
-                    rest.more = new ArrayList<>(4);
-                }
-                rest.more.add(decision);
-                rest.more.add(keys);
+                rest.latest = new Decided(decision, keys, rest.latest);
+                rest.more++;
             }
         }
         if (!decision.allowed() && refusalIndex() < 0) {
@@ -185,7 +191,7 @@ public final class RequestLedger {
         return switch (index) {
             case 0 -> firstDecision;
             case 1 -> rest.secondDecision;
-            default -> (RateLimitDecision) rest.more.get(2 * (index - 2));
+            default -> decided(index).decision();
         };
     }
 
@@ -193,8 +199,17 @@ public final class RequestLedger {
         return switch (index) {
             case 0 -> firstKeys;
             case 1 -> rest.secondKeys;
-            default -> (BoundKey[]) rest.more.get(2 * (index - 2) + 1);
+            default -> decided(index).keys();
         };
+    }
+
+    /** The decision at {@code index}, 2 or more. */
+    private Decided decided(int index) {
+        Decided d = rest.latest;
+        for (int i = 2 + rest.more - 1; i > index; i--) {
+            d = d.earlier();
+        }
+        return d;
     }
 
     /** The allowed decisions, once: what a refused request gives back; empty the second time. */

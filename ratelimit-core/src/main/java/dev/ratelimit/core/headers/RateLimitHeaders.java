@@ -23,6 +23,8 @@ public final class RateLimitHeaders {
     /** Every header of an answer the limiter reached, Retry-After (429 only) last. */
     public static final List<String> ALL = List.of(LIMIT, REMAINING, RESET, POLICY, RATELIMIT, RETRY_AFTER);
 
+    private static final String[] NAMES = ALL.toArray(new String[0]);
+
     private static final String[] SMALL = new String[1025];
 
     static {
@@ -38,6 +40,20 @@ public final class RateLimitHeaders {
     }
 
     private RateLimitHeaders() {
+    }
+
+    /**
+     * The position in {@link #ALL} of the header {@code name}, matched without regard to case (HTTP header names are
+     * case-insensitive); -1 for a header that is not one of them. For a sink that keeps something per header (an
+     * encoded name, say) in an array in the order of {@link #ALL}.
+     */
+    public static int indexOf(String name) {
+        for (int i = 0; i < NAMES.length; i++) {
+            if (NAMES[i].equalsIgnoreCase(name)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /**

@@ -430,6 +430,10 @@ class RateLimitSettingsTest {
                 "ratelimit.enabled", "true",
                 "ratelimit.mode", "enforce",
                 "ratelimit.partition-header", "X-Api-Key",
+                "ratelimit.partition-by", "principal, header, address",
+                "ratelimit.trusted-proxies", "10.0.0.0/8",
+                "ratelimit.ipv4-prefix", "24",
+                "ratelimit.ipv6-prefix", "56",
                 "ratelimit.max-tracked-partitions", "10",
                 "ratelimit.global.permit-limit", "1000",
                 "ratelimit.global.window-seconds", "60",
@@ -447,6 +451,19 @@ class RateLimitSettingsTest {
                 "unrelated.key", "x");
 
         assertThat(settings.unknownKeys(Set.of("default", "application"))).isEmpty();
+    }
+
+    @Test
+    void aMisspelledKeyIsWarnedAboutNamingIt() {
+        RateLimitSettings settings = settings(
+                "ratelimit.store.timout-millis", "100",
+                "ratelimit.partition-headers", "X-Api-Key",
+                "ratelimit.global", "1000");
+
+        assertThat(settings.unknownKeys(Set.of())).containsExactly(
+                "ratelimit.global is not a ratelimit setting",
+                "ratelimit.partition-headers is not a ratelimit setting",
+                "ratelimit.store.timout-millis is not a ratelimit setting");
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.ratelimit.core.engine;
 
 import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
 import static dev.ratelimit.core.testing.EngineFixtures.beanMethod;
+import static dev.ratelimit.core.testing.EngineFixtures.countsKept;
 import static dev.ratelimit.core.testing.EngineFixtures.spend;
 import static dev.ratelimit.core.testing.EngineFixtures.spendNow;
 import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
@@ -814,7 +815,7 @@ class RateLimitEngineTest {
         }
         assertThat(ledger.headline()).isNull();
         assertThat(ledger.headline()).isNull();
-        assertThat(store.trackedCounts()).isZero();
+        assertThat(countsKept(store)).isZero();
         assertThat(metrics.nonZero()).isEmpty();
     }
 

@@ -31,6 +31,15 @@ class RateLimitHeadersTest {
     private final ManualClock clock = new ManualClock();
     private InProcessRateLimitStore store = new InProcessRateLimitStore(10_000, clock);
 
+    @Test
+    void aHeaderIsFoundByItsNameWhateverItsCase() {
+        assertThat(RateLimitHeaders.indexOf("RateLimit-Limit")).isZero();
+        assertThat(RateLimitHeaders.indexOf(new String("RateLimit-Policy"))).isEqualTo(RateLimitHeaders.ALL.indexOf("RateLimit-Policy"));
+        assertThat(RateLimitHeaders.indexOf("ratelimit")).isEqualTo(RateLimitHeaders.ALL.indexOf(RateLimitHeaders.RATELIMIT));
+        assertThat(RateLimitHeaders.indexOf("RETRY-AFTER")).isEqualTo(RateLimitHeaders.ALL.indexOf(RateLimitHeaders.RETRY_AFTER));
+        assertThat(RateLimitHeaders.indexOf("Content-Type")).isEqualTo(-1);
+    }
+
     // ---------------------------------------------------------------- SPEC 4, the example
 
     @Test

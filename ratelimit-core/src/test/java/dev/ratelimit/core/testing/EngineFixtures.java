@@ -19,10 +19,12 @@ import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import java.util.ArrayList;
 import java.util.List;
+import dev.ratelimit.core.metrics.RateLimitMetrics;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -104,6 +106,31 @@ public final class EngineFixtures {
     public static CompletableFuture<RateLimitDecision> spend(RateLimitEngine engine, RequestLedger ledger, NamedLimit limit,
                                                              int permits, boolean charge) {
         return engine.decide(ledger, charge ? limit.charge() : limit.acquire(), permits);
+    }
+
+    /** The counts {@code store} keeps now, as its {@code ratelimit.counts} gauge reads them. */
+    public static long countsKept(RateLimitStore store) {
+        LongSupplier[] gauge = new LongSupplier[1];
+        store.register(new RateLimitMetrics() {
+            @Override
+            public Counter requests(String policy, Outcome outcome, String plan) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public Timer storeDuration(String storeName, StoreOutcome outcome) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public void counts(LongSupplier counts, long max) {
+                gauge[0] = counts;
+            }
+        });
+        if (gauge[0] == null) {
+            throw new AssertionError(store + " registered no ratelimit.counts gauge");
+        }
+        return gauge[0].getAsLong();
     }
 
     /** A store whose every call fails at once. */

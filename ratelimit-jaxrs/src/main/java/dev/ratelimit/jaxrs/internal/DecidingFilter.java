@@ -2,13 +2,12 @@ package dev.ratelimit.jaxrs.internal;
 
 import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.cdi.RequestLedgers;
-import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.RateLimitStoreException;
 import dev.ratelimit.core.engine.BoundLimits;
-import dev.ratelimit.core.engine.DecisionStages;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
+import dev.ratelimit.core.lifecycle.RequestLifecycle;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.Suspended;
@@ -16,20 +15,19 @@ import jakarta.ws.rs.sse.SseEventSink;
 import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 
 /**
- * Decides the limits of one resource method in one scope: a thin adapter over the engine. Holds what was
+ * Decides the limits of one resource method in one scope ({@link RequestLifecycle#decideScope}). Holds what was
  * bound at deployment; per request it makes the request's ledger (the first filter of the library to run:
- * the partition is chosen once), publishes it for the interceptor and the programmatic API
- * ({@link RequestLedgers}), and asks the engine to decide. An answer that is not there at once (a remote
- * store) is waited for without holding the thread where the runtime can suspend a request filter (Quarkus
- * REST, on its I/O thread), else on the worker thread, at most the store timeout. A refusal is not answered
- * here: {@link DeferredRefusalFilter} answers it after every other request filter had its say. A store
- * failure under {@code on-failure=fail} is thrown as {@link RateLimitStoreException}, which
- * {@link dev.ratelimit.jaxrs.StoreFailureMapper} answers (500, empty body) as it does for bean limits.
+ * the partition is chosen once) and publishes it for the interceptor and the programmatic API
+ * ({@link RequestLedgers}). An answer that is not there at once (a remote store) is waited for without holding the
+ * thread where the runtime can suspend a request filter (Quarkus REST, on its I/O thread: {@link RequestSuspension}),
+ * else on the worker thread, at most the store timeout. A refusal is not answered here: {@link DeferredRefusalFilter}
+ * answers it after every other request filter had its say. A store failure under {@code on-failure=fail} is thrown
+ * as {@link RateLimitStoreException}, which {@link dev.ratelimit.jaxrs.StoreFailureMapper} answers (500, empty body)
+ * as it does for bean limits.
  *
  * <p>One subclass per scope: a Jakarta REST runtime may keep only the first instance of a provider class
  * bound to a resource method (RESTEasy on Open Liberty, Jersey on Payara ignore the second), so the
@@ -100,21 +98,7 @@ public abstract sealed class DecidingFilter implements ContainerRequestFilter
             request.setProperty(RequestLedgers.PROPERTY, ledger);
             ledgers.publish(ledger, sameThread);
         }
-        if (limits.isEmpty()) {
-            return;
-        }
-        CompletableFuture<RateLimitDecision> answer = engine.decide(ledger, limits, 1);
-        if (!answer.isDone() && RequestSuspension.suspend(request)) {
-            answer.whenComplete((decision, failure) -> {
-                if (failure == null) {
-                    RequestSuspension.resume(request);
-                } else {
-                    RequestSuspension.resume(request, DecisionStages.cause(failure));
-                }
-            });
-            return;
-        }
-        DecisionStages.join(answer); // a store failure: thrown to its mapper
+        RequestLifecycle.decideScope(engine, ledger, limits, request, RequestSuspension.OF_REQUEST);
     }
 
     /** Decides the TRANSPORT limits, between authentication and authorization. */

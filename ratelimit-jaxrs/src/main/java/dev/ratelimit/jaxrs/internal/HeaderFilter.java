@@ -5,6 +5,7 @@ import dev.ratelimit.cdi.RequestLedgers;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import dev.ratelimit.core.headers.RateLimitHeaders;
+import dev.ratelimit.core.lifecycle.RequestLifecycle;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
@@ -13,15 +14,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Ends a limited request: gives back its permits when it was refused (a 429, or another filter's refusal:
- * either way it spends nothing), and writes the rate-limit headers ({@link RateLimitHeaders}) on every
- * response the limiter reached, except another filter's refusal. From here on the ledger is no longer the
- * thread's ({@link RequestLedgers#withdraw}). One per resource method: what its headers repeat on every request
+ * Ends a limited request ({@link RequestLifecycle#respond}): gives back its permits when it was refused, and writes
+ * the rate-limit headers into the response's headers. From here on the ledger is no longer the thread's
+ * ({@link RequestLedgers#withdraw}). One per resource method: what its headers repeat on every request
  * ({@code RateLimit-Policy}...) is formatted once, in its {@link RateLimitHeaders.Formats}.
  */
 public final class HeaderFilter implements ContainerResponseFilter {
-
-    private static final int TOO_MANY_REQUESTS = 429;
 
     private final RequestLedgers ledgers;
     private final RateLimitEngine engine;
@@ -39,16 +37,8 @@ public final class HeaderFilter implements ContainerResponseFilter {
             return;
         }
         ledgers.withdraw(ledger);
-        if (ledger.refusal() != null) {
-            if (response.getStatus() >= 400) {
-                engine.giveBack(ledger);
-            }
-            if (response.getStatus() != TOO_MANY_REQUESTS) {
-                return;
-            }
-        }
         MultivaluedMap<String, Object> headers = response.getHeaders();
-        RateLimitHeaders.write(ledger, formats, (name, value) -> headers.put(name, single(value)));
+        RequestLifecycle.respond(engine, ledger, response.getStatus(), formats, (name, value) -> headers.put(name, single(value)));
     }
 
     /**

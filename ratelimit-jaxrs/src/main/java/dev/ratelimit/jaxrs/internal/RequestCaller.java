@@ -1,33 +1,23 @@
 package dev.ratelimit.jaxrs.internal;
 
-import dev.ratelimit.core.address.AddressedCaller;
 import dev.ratelimit.core.address.ClientAddresses;
-import dev.ratelimit.core.address.ResolvedClient;
+import dev.ratelimit.jaxrs.caller.JaxrsCaller;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.SecurityContext;
-import java.security.Principal;
 
 /**
- * The caller as Jakarta REST sees it: the request's {@code SecurityContext} and headers ({@link RequestHeaders}),
- * and its client address (SPEC 18), found from the peer ({@link PeerAddresses}) and the forwarded headers the
- * first time anything asks (most requests are partitioned by key or principal and never do), then kept. Used by
- * the request's own thread.
+ * The caller as the library's Jakarta REST filters see it: the request context's {@code SecurityContext} and
+ * headers ({@link RequestHeaders}), and the peer as the runtime reports it ({@link PeerAddresses}). Used by the
+ * request's own thread.
  */
-final class RequestCaller implements AddressedCaller {
+final class RequestCaller extends JaxrsCaller {
 
     private final ContainerRequestContext request;
     private final ClientAddresses addresses;
-    private ResolvedClient client;
 
     RequestCaller(ContainerRequestContext request, ClientAddresses addresses) {
         this.request = request;
         this.addresses = addresses;
-    }
-
-    @Override
-    public Principal principal() {
-        SecurityContext security = request.getSecurityContext();
-        return security == null ? null : security.getUserPrincipal();
     }
 
     @Override
@@ -36,18 +26,17 @@ final class RequestCaller implements AddressedCaller {
     }
 
     @Override
-    public boolean isUserInRole(String role) {
-        SecurityContext security = request.getSecurityContext();
-        return security != null && security.getUserPrincipal() != null && security.isUserInRole(role);
+    protected SecurityContext securityContext() {
+        return request.getSecurityContext();
     }
 
     @Override
-    public ResolvedClient resolvedClient() {
-        ResolvedClient resolved = client;
-        if (resolved == null) {
-            resolved = addresses.resolve(PeerAddresses.of(request), this);
-            client = resolved;
-        }
-        return resolved;
+    protected String peer() {
+        return PeerAddresses.of(request);
+    }
+
+    @Override
+    protected ClientAddresses clientAddresses() {
+        return addresses;
     }
 }

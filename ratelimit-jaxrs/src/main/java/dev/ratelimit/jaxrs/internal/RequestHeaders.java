@@ -1,5 +1,6 @@
 package dev.ratelimit.jaxrs.internal;
 
+import dev.ratelimit.jaxrs.caller.JaxrsCaller;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -70,11 +71,7 @@ final class RequestHeaders {
         } catch (Throwable e) {
             throw new IllegalStateException(e);
         }
-        return switch (all == null ? 0 : all.size()) {
-            case 0 -> null;
-            case 1 -> all.get(0);
-            default -> String.join(",", all);
-        };
+        return JaxrsCaller.joined(all);
     }
 
     /** How to read a header's values from a request of one context class; {@code values} null: the portable way. */

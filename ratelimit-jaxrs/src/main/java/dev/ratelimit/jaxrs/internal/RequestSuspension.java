@@ -1,5 +1,6 @@
 package dev.ratelimit.jaxrs.internal;
 
+import dev.ratelimit.core.lifecycle.Suspension;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -15,7 +16,7 @@ import java.util.Deque;
  * simply waits. Reflective, so that the library does not depend on any runtime; looked up once per
  * context class.
  */
-final class RequestSuspension {
+final class RequestSuspension implements Suspension<ContainerRequestContext> {
 
     private static final String QUARKUS_REST_CONTEXT =
             "org.jboss.resteasy.reactive.server.spi.ResteasyReactiveContainerRequestContext";
@@ -40,11 +41,15 @@ final class RequestSuspension {
         }
     };
 
+    /** The one instance: it keeps nothing per request. */
+    static final RequestSuspension OF_REQUEST = new RequestSuspension();
+
     private RequestSuspension() {
     }
 
     /** Suspends the request; false (and nothing done) where the runtime cannot suspend a filter. */
-    static boolean suspend(ContainerRequestContext request) {
+    @Override
+    public boolean suspend(ContainerRequestContext request) {
         Handles handles = HANDLES.get(request.getClass());
         if (handles == NONE) {
             return false;
@@ -53,14 +58,11 @@ final class RequestSuspension {
         return true;
     }
 
-    /** Resumes a request that {@link #suspend} suspended: the next filter runs. */
-    static void resume(ContainerRequestContext request) {
-        invoke(HANDLES.get(request.getClass()).resume, request, null);
-    }
-
-    /** Resumes a request that {@link #suspend} suspended with {@code failure}, which its exception mapper answers. */
-    static void resume(ContainerRequestContext request, Throwable failure) {
-        invoke(HANDLES.get(request.getClass()).resumeWith, request, failure);
+    /** Resumes a request that {@link #suspend} suspended: the next filter runs, or with {@code failure}, its mapper. */
+    @Override
+    public void resume(ContainerRequestContext request, Throwable failure) {
+        Handles handles = HANDLES.get(request.getClass());
+        invoke(failure == null ? handles.resume : handles.resumeWith, request, failure);
     }
 
     private static void invoke(MethodHandle handle, ContainerRequestContext request, Throwable failure) {

@@ -1,104 +1,87 @@
 package dev.ratelimit.quarkus.runtime;
 
-import dev.ratelimit.core.RateLimitDecision;
-import dev.ratelimit.core.RateLimitExceededException;
 import dev.ratelimit.core.engine.BoundLimits;
-import dev.ratelimit.core.engine.DecisionStages;
-import dev.ratelimit.core.engine.RequestLedger;
-import dev.ratelimit.core.headers.RateLimitHeaders;
+import dev.ratelimit.core.lifecycle.RequestLifecycle;
+import dev.ratelimit.core.lifecycle.Suspension;
 import dev.ratelimit.jaxrs.RateLimitFeature;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerResponseContext;
-import java.util.concurrent.CompletableFuture;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 import org.jboss.resteasy.reactive.server.ServerResponseFilter;
 import org.jboss.resteasy.reactive.server.core.ResteasyReactiveRequestContext;
 import org.jboss.resteasy.reactive.server.spi.ResteasyReactiveContainerRequestContext;
 
 /**
- * The request path on Quarkus REST: its own request and response filters, which Quarkus REST generates callers for
- * at build time (no reflection), registered by the deployment module for every resource method. A request whose
- * method no limit covers has no {@link RequestState}, and each filter returns at once.
- *
- * <ul>
- *   <li>{@link #transport}, between authentication and authorization, and {@link #principal}, after authorization,
- *       decide their scope's limits ({@code RateLimitEngine.decide}, the one request path). A decision that is not
- *       there at once (a remote store) suspends the request, which resumes when it arrives: no thread waits, the
- *       event loop least of all. A refusal is only recorded.</li>
- *   <li>{@link #refusal}, after every other request filter, answers a recorded refusal with
- *       {@link RateLimitExceededException}, which the library's mapper (or the application's) turns into the 429;
- *       a later filter that refused the request first (401, 403, 415...) wins, and the body is never read.</li>
- *   <li>{@link #headers} ends the request: gives back what a refused request spent, and writes the rate-limit
- *       headers into the Vert.x response, {@code RateLimit-Policy} taken from the method's formats.</li>
- * </ul>
+ * The request's lifecycle ({@link RequestLifecycle}) on Quarkus REST: its own request and response filters, which
+ * Quarkus REST generates callers for at build time (no reflection), registered by the deployment module for every
+ * resource method. What is Quarkus' own: the request's {@link RequestState} (its ledger, and the Vert.x response's
+ * headers as the sink of the rate-limit headers), and a decision that is not there at once (a remote store)
+ * suspends the request, which resumes when it arrives: no thread waits, the event loop least of all. A request whose
+ * method no limit covers has no state, and each filter returns at once.
  */
 public class RateLimitFilters {
 
-    private static final int TOO_MANY_REQUESTS = 429;
+    /** Quarkus REST suspends any request filter. */
+    private static final Suspension<ResteasyReactiveContainerRequestContext> SUSPENSION = new Suspension<>() {
+        @Override
+        public boolean suspend(ResteasyReactiveContainerRequestContext request) {
+            request.suspend();
+            return true;
+        }
 
+        @Override
+        public void resume(ResteasyReactiveContainerRequestContext request, Throwable failure) {
+            if (failure == null) {
+                request.resume();
+            } else {
+                request.resume(failure); // to the store-failure mapper: 500
+            }
+        }
+    };
+
+    /** Between authentication and authorization. */
     @ServerRequestFilter(priority = RateLimitFeature.TRANSPORT_PRIORITY)
     public void transport(ResteasyReactiveContainerRequestContext context) {
-        RequestState state = RequestState.of((ResteasyReactiveRequestContext) context.getServerRequestContext());
+        RequestState state = state(context);
         if (state != null) {
             decide(context, state, state.method.transport);
         }
     }
 
+    /** After authorization. */
     @ServerRequestFilter(priority = RateLimitFeature.PRINCIPAL_PRIORITY)
     public void principal(ResteasyReactiveContainerRequestContext context) {
-        RequestState state = RequestState.of((ResteasyReactiveRequestContext) context.getServerRequestContext());
+        RequestState state = state(context);
         if (state != null) {
             decide(context, state, state.method.principal);
         }
     }
 
+    /** After every other request filter. */
     @ServerRequestFilter(priority = Integer.MAX_VALUE)
     public void refusal(ResteasyReactiveContainerRequestContext context) {
-        RequestState state = RequestState.of((ResteasyReactiveRequestContext) context.getServerRequestContext());
-        RequestLedger ledger = state == null ? null : state.ledgerIfAny();
-        if (ledger != null) {
-            RateLimitDecision refusal = ledger.refusal();
-            if (refusal != null) {
-                throw new RateLimitExceededException(refusal);
-            }
+        RequestState state = state(context);
+        if (state != null) {
+            RequestLifecycle.answerRefusal(state.ledgerIfAny());
         }
     }
 
     @ServerResponseFilter(priority = Priorities.HEADER_DECORATOR)
     public void headers(ResteasyReactiveContainerRequestContext context, ContainerResponseContext response) {
-        RequestState state = RequestState.of((ResteasyReactiveRequestContext) context.getServerRequestContext());
-        RequestLedger ledger = state == null ? null : state.ledgerIfAny();
-        if (ledger == null) {
-            return;
+        RequestState state = state(context);
+        if (state != null) {
+            RequestLifecycle.respond(state.engine(), state.ledgerIfAny(), response.getStatus(), state.method.formats, state);
         }
-        if (ledger.refusal() != null) {
-            int status = response.getStatus();
-            if (status >= 400) {
-                state.method.engine.giveBack(ledger); // a refused request spends nothing, whoever refused it
-            }
-            if (status != TOO_MANY_REQUESTS) {
-                return; // another filter's answer, not the limiter's
-            }
-        }
-        RateLimitHeaders.write(ledger, state.method.formats, state);
     }
 
+    private static RequestState state(ResteasyReactiveContainerRequestContext context) {
+        return RequestState.of((ResteasyReactiveRequestContext) context.getServerRequestContext());
+    }
+
+    /** The ledger is made by the first scope with limits: the partition is chosen after authentication. */
     private static void decide(ResteasyReactiveContainerRequestContext context, RequestState state, BoundLimits limits) {
-        if (limits == null || limits.isEmpty()) {
-            return;
+        if (limits != null && !limits.isEmpty()) {
+            RequestLifecycle.decideScope(state.engine(), state.ledger(), limits, context, SUSPENSION);
         }
-        CompletableFuture<RateLimitDecision> answer = state.method.engine.decide(state.ledger(), limits, 1);
-        if (!answer.isDone()) {
-            context.suspend();
-            answer.whenComplete((decision, failure) -> {
-                if (failure == null) {
-                    context.resume();
-                } else {
-                    context.resume(DecisionStages.cause(failure)); // to the store-failure mapper: 500
-                }
-            });
-            return;
-        }
-        DecisionStages.join(answer); // a store failure: thrown to its mapper
     }
 }

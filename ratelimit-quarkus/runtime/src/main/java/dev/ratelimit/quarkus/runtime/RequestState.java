@@ -1,15 +1,14 @@
 package dev.ratelimit.quarkus.runtime;
 
 import dev.ratelimit.core.RateLimitCaller;
-import dev.ratelimit.core.address.AddressedCaller;
-import dev.ratelimit.core.address.ResolvedClient;
+import dev.ratelimit.core.address.ClientAddresses;
+import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import dev.ratelimit.core.headers.RateLimitHeaders;
+import dev.ratelimit.jaxrs.caller.JaxrsCaller;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.net.SocketAddress;
 import jakarta.ws.rs.core.SecurityContext;
-import java.security.Principal;
-import java.util.List;
 import org.jboss.resteasy.reactive.server.core.ResteasyReactiveRequestContext;
 import org.jboss.resteasy.reactive.server.vertx.VertxResteasyReactiveRequestContext;
 
@@ -19,31 +18,31 @@ import org.jboss.resteasy.reactive.server.vertx.VertxResteasyReactiveRequestCont
  * context, a map the request holds already (one entry per request, no map of its own; Quarkus REST's own request
  * properties would make one), reached from the request itself on whatever thread serves it: the event loop, a
  * worker, the thread of a remote store that resumed it. The interceptor and the programmatic API reach it through
- * Quarkus REST's current request. It is also the request's {@link RateLimitCaller} (the Jakarta REST security context,
- * the Vert.x request's headers, and its client address: SPEC 18, the Vert.x connection's peer and the forwarded
- * headers, found the first time anything asks) and the {@link RateLimitHeaders.Sink} of its headers (the Vert.x response's
- * header map, names encoded once).
+ * Quarkus REST's current request. It is also the request's {@link RateLimitCaller} ({@link JaxrsCaller}: the Jakarta
+ * REST security context, the Vert.x request's headers, and the Vert.x connection's peer) and the
+ * {@link RateLimitHeaders.Sink} of its headers (the Vert.x response's header map, names encoded once).
  *
  * <p>One request at a time: its parts run one after the other, possibly on different threads (the runtime hands the
  * request over with a happens-before edge). The ledger is made at most once, under this object's lock; a state
  * started from a bean (not from the method's handler) is started under the request's lock.
  */
-final class RequestState implements AddressedCaller, RateLimitHeaders.Sink {
+final class RequestState extends JaxrsCaller implements RateLimitHeaders.Sink {
 
     /** The key of the entry in the request's routing context: the class name, which no other code uses. */
     private static final String KEY = RequestState.class.getName();
 
-    private static final CharSequence LIMIT = HttpHeaders.createOptimized(RateLimitHeaders.LIMIT);
-    private static final CharSequence REMAINING = HttpHeaders.createOptimized(RateLimitHeaders.REMAINING);
-    private static final CharSequence RESET = HttpHeaders.createOptimized(RateLimitHeaders.RESET);
-    private static final CharSequence POLICY = HttpHeaders.createOptimized(RateLimitHeaders.POLICY);
-    private static final CharSequence RATELIMIT = HttpHeaders.createOptimized(RateLimitHeaders.RATELIMIT);
-    private static final CharSequence RETRY_AFTER = HttpHeaders.createOptimized(RateLimitHeaders.RETRY_AFTER);
+    /** The library's header names, encoded once, in the order of {@link RateLimitHeaders#ALL}. */
+    private static final CharSequence[] ENCODED = new CharSequence[RateLimitHeaders.ALL.size()];
+
+    static {
+        for (int i = 0; i < ENCODED.length; i++) {
+            ENCODED[i] = HttpHeaders.createOptimized(RateLimitHeaders.ALL.get(i));
+        }
+    }
 
     final ResteasyReactiveRequestContext request;
     MethodBinding method;
     private volatile RequestLedger ledger;
-    private ResolvedClient client;
 
     private RequestState(ResteasyReactiveRequestContext request, MethodBinding method) {
         this.request = request;
@@ -98,6 +97,11 @@ final class RequestState implements AddressedCaller, RateLimitHeaders.Sink {
         }
     }
 
+    /** The engine the request's limits were bound to. */
+    RateLimitEngine engine() {
+        return method.engine;
+    }
+
     /** The request's ledger if a limit made it; else null. */
     RequestLedger ledgerIfAny() {
         return ledger;
@@ -110,7 +114,7 @@ final class RequestState implements AddressedCaller, RateLimitHeaders.Sink {
             synchronized (this) {
                 made = ledger;
                 if (made == null) {
-                    made = method.engine.ledger(this, method.intercepted);
+                    made = engine().ledger(this, method.intercepted);
                     ledger = made;
                 }
             }
@@ -121,39 +125,23 @@ final class RequestState implements AddressedCaller, RateLimitHeaders.Sink {
     // ---------------------------------------------------------------- the caller
 
     @Override
-    public Principal principal() {
-        SecurityContext security = request.getSecurityContext();
-        return security == null ? null : security.getUserPrincipal();
-    }
-
-    @Override
     public String header(String name) {
-        List<String> values = request.serverRequest().getAllRequestHeaders(name);
-        return switch (values.size()) {
-            case 0 -> null;
-            case 1 -> values.get(0);
-            default -> String.join(",", values);
-        };
+        return joined(request.serverRequest().getAllRequestHeaders(name));
     }
 
     @Override
-    public boolean isUserInRole(String role) {
-        SecurityContext security = request.getSecurityContext();
-        return security != null && security.getUserPrincipal() != null && security.isUserInRole(role);
+    protected SecurityContext securityContext() {
+        return request.getSecurityContext();
     }
 
     @Override
-    public ResolvedClient resolvedClient() {
-        ResolvedClient resolved = client;
-        if (resolved == null) {
-            resolved = method.engine.settings().clientAddresses().resolve(peer(), this);
-            client = resolved;
-        }
-        return resolved;
+    protected ClientAddresses clientAddresses() {
+        return engine().settings().clientAddresses();
     }
 
     /** The Vert.x connection's peer address as text, or null (a request that is not Vert.x's, a Unix socket). */
-    private String peer() {
+    @Override
+    protected String peer() {
         if (request instanceof VertxResteasyReactiveRequestContext vertx) {
             SocketAddress address = vertx.getContext().request().remoteAddress();
             return address == null ? null : address.hostAddress();
@@ -170,20 +158,7 @@ final class RequestState implements AddressedCaller, RateLimitHeaders.Sink {
     }
 
     private static CharSequence encoded(String name) {
-        // RateLimitHeaders passes its own constants: the same instances
-        if (name == RateLimitHeaders.LIMIT) {
-            return LIMIT;
-        } else if (name == RateLimitHeaders.REMAINING) {
-            return REMAINING;
-        } else if (name == RateLimitHeaders.RESET) {
-            return RESET;
-        } else if (name == RateLimitHeaders.POLICY) {
-            return POLICY;
-        } else if (name == RateLimitHeaders.RATELIMIT) {
-            return RATELIMIT;
-        } else if (name == RateLimitHeaders.RETRY_AFTER) {
-            return RETRY_AFTER;
-        }
-        return name;
+        int known = RateLimitHeaders.indexOf(name);
+        return known < 0 ? name : ENCODED[known];
     }
 }
