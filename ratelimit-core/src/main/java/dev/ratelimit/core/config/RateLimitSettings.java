@@ -79,6 +79,9 @@ public final class RateLimitSettings {
     /** Keys of other modules, known so that they are not reported as unknown. */
     private static final Set<String> OTHER_KNOWN_KEYS = Set.of(REDIS_TIMEOUT_MILLIS, REDIS_ON_FAILURE,
             "ratelimit.redis.uri", "ratelimit.redis.cluster", "ratelimit.redis.key-prefix",
+            // ratelimit-jcache (JCacheSettings)
+            "ratelimit.jcache.cache", "ratelimit.jcache.provider", "ratelimit.jcache.uri", "ratelimit.jcache.mode",
+            "ratelimit.jcache.expiry-seconds", "ratelimit.jcache.threads",
             // live values and the admin API (SPEC 19): LimitsFile, AdminSettings
             "ratelimit.limits-file", "ratelimit.refresh-seconds", "ratelimit.admin.enabled", "ratelimit.admin.role",
             "ratelimit.admin.path");
