@@ -7,6 +7,7 @@ import dev.ratelimit.jcache.testing.HazelcastMembers;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.cache.Cache;
+import javax.cache.CacheManager;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -24,14 +25,15 @@ abstract class JCacheContract extends RateLimitStoreContract {
 
     private static final AtomicReference<ManualClock> CLOCK = new AtomicReference<>(new ManualClock());
     private static HazelcastMembers cluster;
+    private static CacheManager manager;
     private static Cache<String, byte[]> cache;
     private static JCacheRateLimitStore shared;
 
     @BeforeAll
     static void startMembers() {
         cluster = HazelcastMembers.start(2);
-        cache = JCacheRateLimitStore.openCache(HazelcastMembers.cacheManager(cluster.member(0)), "ratelimit-contract",
-                Duration.ofDays(500));
+        manager = HazelcastMembers.cacheManager(cluster.member(0));
+        cache = JCacheRateLimitStore.openCache(manager, "ratelimit-contract", Duration.ofDays(500));
     }
 
     @AfterAll
@@ -40,6 +42,7 @@ abstract class JCacheContract extends RateLimitStoreContract {
             shared.close();
             shared = null;
         }
+        manager.close(); // the provider keeps one manager per JVM: the next class's members need their own
         cluster.close();
     }
 

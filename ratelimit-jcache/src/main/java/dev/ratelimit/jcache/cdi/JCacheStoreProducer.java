@@ -67,7 +67,10 @@ public class JCacheStoreProducer {
         }
         CachingProvider provider = settings.provider() == null ? Caching.getCachingProvider(loader)
                 : Caching.getCachingProvider(settings.provider(), loader);
-        return provider.getCacheManager(settings.uri() == null ? provider.getDefaultURI() : settings.uri(), loader);
+        // the provider's default class loader: Hazelcast puts any other into the cache's name, which would then differ
+        // from one JVM to the next, and each instance would count in a cache of its own
+        return provider.getCacheManager(settings.uri() == null ? provider.getDefaultURI() : settings.uri(),
+                provider.getDefaultClassLoader());
     }
 
     void close(@Disposes RateLimitStore store) {

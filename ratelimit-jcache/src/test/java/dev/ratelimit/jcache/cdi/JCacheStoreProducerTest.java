@@ -105,7 +105,7 @@ class JCacheStoreProducerTest {
             assertThat(first.allowed()).isTrue();
             assertThat(decideNow(engine, engine.ledger("p"), limits).allowed()).isFalse();
             assertThat(Caching.getCachingProvider(HazelcastCachingProvider.MEMBER_CACHING_PROVIDER)
-                    .getCacheManager(URI.create(CONFIG), JCacheStoreProducerTest.class.getClassLoader())
+                    .getCacheManager(URI.create(CONFIG), null)
                     .getCache("cdi-counts").containsKey("cdi|p")).isTrue();
         }
     }

@@ -6,7 +6,6 @@ import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -77,11 +76,15 @@ public final class HazelcastMembers implements AutoCloseable {
         return members.get(i);
     }
 
-    /** The JCache cache manager of one member (its own, not another member's: one URI per member). */
+    /**
+     * The JCache cache manager on {@code member}: the provider's default URI and class loader, so that a cache has the
+     * same name in every JVM (Hazelcast puts a URI or class loader that is not the default into the cache's name).
+     * The provider keeps one such manager per JVM: the first member asked for it is the one it stays on.
+     */
     public static CacheManager cacheManager(HazelcastInstance member) {
         CachingProvider provider = Caching.getCachingProvider(HazelcastCachingProvider.MEMBER_CACHING_PROVIDER);
-        return provider.getCacheManager(URI.create("ratelimit-member-" + member.getName()),
-                HazelcastMembers.class.getClassLoader(), HazelcastCachingProvider.propertiesByInstanceItself(member));
+        return provider.getCacheManager(provider.getDefaultURI(), provider.getDefaultClassLoader(),
+                HazelcastCachingProvider.propertiesByInstanceItself(member));
     }
 
     @Override
