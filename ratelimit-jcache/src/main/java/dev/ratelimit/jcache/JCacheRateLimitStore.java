@@ -23,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -90,6 +91,9 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
     static final int MOST_MOVES = 8;
     /** Keys the start-up probe tries, so that it reaches (very likely) every member of a small cluster. */
     static final int PROBES = 32;
+    /** In auto mode, how often compare-and-set tries whether the processor runs everywhere again. */
+    static final int PROBE_AGAIN_SECONDS = 60;
+    private static final long PROBE_AGAIN_NANOS = PROBE_AGAIN_SECONDS * 1_000_000_000L;
 
     private static final System.Logger LOG = System.getLogger("dev.ratelimit.jcache");
     private static final long NANOS_PER_MICRO = 1_000L;
@@ -108,6 +112,8 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
     private final String expiry;
     private final Set<String> warnedWindows = ConcurrentHashMap.newKeySet();
     private final Consumer<String> announcements;
+    /** In auto mode while in compare-and-set: when the processor is tried again ({@code System.nanoTime}). */
+    private final AtomicLong nextProbe = new AtomicLong();
     private volatile boolean processor;
     private volatile String modeText;
 
@@ -444,6 +450,9 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
 
     /** Runs a call on a count, by the mode of the moment. */
     private long[] run(String key, CountCall call) {
+        if (!processor && auto) {
+            probeAgainIfDue();
+        }
         if (processor) {
             try {
                 return cache.invoke(key, call);
@@ -451,7 +460,8 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
                 if (!auto || !classNotLoadable(e)) {
                     throw e;
                 }
-                // the call did not run: its class could not be loaded where the key lives
+                // the call did not run: its class could not be loaded where the key lives (yet: a member that joined
+                // before its application was deployed); this call, and the next ones for a while, by compare-and-set
                 turnToCompareAndSet(e);
             }
         }
@@ -491,29 +501,50 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
     }
 
     /**
-     * Which mode: the processor, unless the grid cannot load its class where some key lives (tried on a few keys,
-     * which on a small cluster reach every member); then compare-and-set, checked to work with byte-array values.
+     * Which mode: the processor, if the grid runs it on every probe key (a few keys, which on a small cluster reach
+     * every member); else compare-and-set (checked to work with byte-array values), trying the processor again every
+     * {@value #PROBE_AGAIN_SECONDS} s: on Payara a member that joins before its application is deployed cannot load
+     * the class for a few seconds.
      */
     private void detect() {
+        RuntimeException failed = probe();
+        if (failed == null) {
+            processor = true;
+            modeText = "entry processor (auto)";
+            return;
+        }
+        checkCompareAndSet();
+        processor = false;
+        nextProbe.set(System.nanoTime() + PROBE_AGAIN_NANOS);
+        modeText = "compare-and-set (auto: the entry processor could not run where some key lives, " + failed
+                + "; tried again every " + PROBE_AGAIN_SECONDS + " s)";
+    }
+
+    /** Null when the processor ran on every probe key; else why it did not. */
+    private RuntimeException probe() {
         for (int i = 0; i < PROBES; i++) {
             try {
                 cache.invoke(CacheKeys.probe(Integer.toString(i)), CountCall.probe());
             } catch (RuntimeException e) {
-                if (classNotLoadable(e)) {
-                    checkCompareAndSet();
-                    processor = false;
-                    modeText = "compare-and-set (auto: the grid cannot load " + CountCall.class.getName()
-                            + " where a key lives)";
-                    return;
-                }
-                LOG.log(Level.WARNING, "ratelimit: the entry processor probe on cache " + cache.getName()
-                        + " failed; calls use the entry processor (and compare-and-set if they find its class "
-                        + "not loadable)", e);
-                break;
+                return e;
             }
         }
-        processor = true;
-        modeText = "entry processor (auto)";
+        return null;
+    }
+
+    /** In compare-and-set for now (auto): the processor again, once the probe finds it runs everywhere. */
+    private void probeAgainIfDue() {
+        long due = nextProbe.get();
+        long now = System.nanoTime();
+        if (now - due < 0 || !nextProbe.compareAndSet(due, now + PROBE_AGAIN_NANOS)) {
+            return;
+        }
+        if (probe() == null) {
+            processor = true;
+            modeText = "entry processor (auto)";
+            LOG.log(Level.INFO, "ratelimit: the grid of cache " + cache.getName() + " runs " + CountCall.class.getName()
+                    + " where every probe key lives again: counts are kept by the entry processor");
+        }
     }
 
     private synchronized void turnToCompareAndSet(RuntimeException cause) {
@@ -522,9 +553,12 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
         }
         checkCompareAndSet();
         processor = false;
-        modeText = "compare-and-set (auto: a call found " + CountCall.class.getName() + " not loadable where its key lives)";
+        nextProbe.set(System.nanoTime() + PROBE_AGAIN_NANOS);
+        modeText = "compare-and-set (auto: a call found " + CountCall.class.getName() + " not loadable where its key "
+                + "lives; tried again every " + PROBE_AGAIN_SECONDS + " s)";
         LOG.log(Level.WARNING, "ratelimit: the grid of cache " + cache.getName() + " cannot load "
-                + CountCall.class.getName() + " where a key lives; counts are kept by compare-and-set from now on", cause);
+                + CountCall.class.getName() + " where a key lives; counts are kept by compare-and-set until it can "
+                + "(tried again every " + PROBE_AGAIN_SECONDS + " s)", cause);
     }
 
     /** Compare-and-set needs a cache that compares values by content: a cache that compares references fails here. */
@@ -546,12 +580,14 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
 
     static boolean classNotLoadable(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof ClassNotFoundException || t instanceof NoClassDefFoundError) {
+            if (t instanceof ClassNotFoundException || t instanceof NoClassDefFoundError
+                    || t.getClass().getName().endsWith("SerializationException")) {
                 return true;
             }
             String message = t.getMessage();
-            if (message != null && (message.contains("ClassNotFoundException")
-                    || message.contains(CountCall.class.getName()))) {
+            // Hazelcast on Payara: a processor whose class the owner could not load arrives there as null
+            if (message != null && (message.contains("ClassNotFoundException") || message.contains(CountCall.class.getName())
+                    || (t instanceof NullPointerException && message.contains("\"entryProcessor\" is null")))) {
                 return true;
             }
         }

@@ -9,6 +9,7 @@ import com.hazelcast.core.HazelcastInstance;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Consumer;
 import javax.cache.CacheManager;
 import javax.cache.Caching;
 import javax.cache.spi.CachingProvider;
@@ -22,10 +23,20 @@ public final class HazelcastMembers implements AutoCloseable {
 
     private final String clusterName = "ratelimit-test-" + UUID.randomUUID();
     private final List<HazelcastInstance> members = new ArrayList<>();
+    private final Consumer<Config> customize;
+
+    private HazelcastMembers(Consumer<Config> customize) {
+        this.customize = customize;
+    }
 
     /** Starts {@code count} members and waits until they see each other. */
     public static HazelcastMembers start(int count) {
-        HazelcastMembers cluster = new HazelcastMembers();
+        return start(count, config -> { });
+    }
+
+    /** {@link #start(int)}, each member's configuration first given to {@code customize} (serializers, ...). */
+    public static HazelcastMembers start(int count, Consumer<Config> customize) {
+        HazelcastMembers cluster = new HazelcastMembers(customize);
         for (int i = 0; i < count; i++) {
             cluster.add();
         }
@@ -38,7 +49,9 @@ public final class HazelcastMembers implements AutoCloseable {
         for (HazelcastInstance member : members) {
             addresses.add("127.0.0.1:" + member.getCluster().getLocalMember().getAddress().getPort());
         }
-        HazelcastInstance member = Hazelcast.newHazelcastInstance(config(clusterName, addresses));
+        Config config = config(clusterName, addresses);
+        customize.accept(config);
+        HazelcastInstance member = Hazelcast.newHazelcastInstance(config);
         members.add(member);
         long deadline = System.nanoTime() + 60_000_000_000L;
         while (member.getCluster().getMembers().size() < members.size()) {
