@@ -13,6 +13,7 @@ import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.jcache.internal.CacheKeys;
 import dev.ratelimit.jcache.internal.CallThreads;
 import dev.ratelimit.jcache.internal.CountCall;
+import dev.ratelimit.jcache.internal.CountProcessor;
 import java.lang.System.Logger.Level;
 import java.util.Objects;
 import java.util.Set;
@@ -455,7 +456,7 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
         }
         if (processor) {
             try {
-                return cache.invoke(key, call);
+                return cache.invoke(key, CountProcessor.INSTANCE, (Object) call.arguments());
             } catch (RuntimeException e) {
                 if (!auto || !classNotLoadable(e)) {
                     throw e;
@@ -524,7 +525,7 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
     private RuntimeException probe() {
         for (int i = 0; i < PROBES; i++) {
             try {
-                cache.invoke(CacheKeys.probe(Integer.toString(i)), CountCall.probe());
+                cache.invoke(CacheKeys.probe(Integer.toString(i)), CountProcessor.INSTANCE, (Object) CountCall.probe().arguments());
             } catch (RuntimeException e) {
                 return e;
             }
@@ -542,7 +543,7 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
         if (probe() == null) {
             processor = true;
             modeText = "entry processor (auto)";
-            LOG.log(Level.INFO, "ratelimit: the grid of cache " + cache.getName() + " runs " + CountCall.class.getName()
+            LOG.log(Level.INFO, "ratelimit: the grid of cache " + cache.getName() + " runs " + CountProcessor.class.getName()
                     + " where every probe key lives again: counts are kept by the entry processor");
         }
     }
@@ -554,10 +555,10 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
         checkCompareAndSet();
         processor = false;
         nextProbe.set(System.nanoTime() + PROBE_AGAIN_NANOS);
-        modeText = "compare-and-set (auto: a call found " + CountCall.class.getName() + " not loadable where its key "
+        modeText = "compare-and-set (auto: a call found " + CountProcessor.class.getName() + " not loadable where its key "
                 + "lives; tried again every " + PROBE_AGAIN_SECONDS + " s)";
         LOG.log(Level.WARNING, "ratelimit: the grid of cache " + cache.getName() + " cannot load "
-                + CountCall.class.getName() + " where a key lives; counts are kept by compare-and-set until it can "
+                + CountProcessor.class.getName() + " where a key lives; counts are kept by compare-and-set until it can "
                 + "(tried again every " + PROBE_AGAIN_SECONDS + " s)", cause);
     }
 
@@ -586,7 +587,7 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
             }
             String message = t.getMessage();
             // Hazelcast on Payara: a processor whose class the owner could not load arrives there as null
-            if (message != null && (message.contains("ClassNotFoundException") || message.contains(CountCall.class.getName())
+            if (message != null && (message.contains("ClassNotFoundException") || message.contains(CountProcessor.class.getName())
                     || (t instanceof NullPointerException && message.contains("\"entryProcessor\" is null")))) {
                 return true;
             }

@@ -1,17 +1,13 @@
 package dev.ratelimit.jcache.internal;
 
-import java.io.Externalizable;
-import java.io.IOException;
-import java.io.ObjectInput;
-import java.io.ObjectOutput;
 import java.time.Instant;
-import javax.cache.processor.EntryProcessor;
 import javax.cache.processor.MutableEntry;
 
 /**
- * What one call does to one count, as a JCache entry processor: the grid runs it where the key lives (Hazelcast: on
- * the member that owns it), atomically for that key, on that member's clock; or the store runs {@link #apply} itself
- * between a read and a compare-and-set. The same bytes either way ({@link CountValue}).
+ * What one call does to one count: {@link CountProcessor} runs it where the key lives (Hazelcast: on the member that
+ * owns it), atomically for that key, on that member's clock; or the store runs {@link #apply} itself between a read
+ * and a compare-and-set. The same bytes either way ({@link CountValue}). It travels as {@link #arguments()}, an array
+ * of longs, which every grid carries cheaply and without the library's classes.
  *
  * <p>One limit of one request per call: {@link #ACQUIRE} (decide, and spend if allowed; optionally first give back
  * what an earlier call of the same request spent, to spend it again at a later instant), {@link #DECIDE} (the same,
@@ -28,12 +24,9 @@ import javax.cache.processor.MutableEntry;
  *   <li>inspect: permits left, reset (as above), debt.</li>
  * </ul>
  *
- * <p>Immutable once built; serialized by the grid to reach the owner ({@link Externalizable}: a few primitives, no
- * class descriptor of fields).
+ * <p>Immutable.
  */
-public final class CountCall implements EntryProcessor<String, byte[], long[]>, Externalizable {
-
-    private static final long serialVersionUID = 1L;
+public final class CountCall {
 
     public static final byte ACQUIRE = 'a';
     public static final byte DECIDE = 'd';
@@ -58,23 +51,21 @@ public final class CountCall implements EntryProcessor<String, byte[], long[]>, 
     public static final int STATE_UNSPENT = 1;
     public static final int STATE_REFUSED = 2;
 
-    private byte op;
-    private byte algorithm;
-    private byte kind;
-    private int tag;
-    private int windowSeconds;
-    private long limit;
-    /** The step of a window, or the interval of a bucket, in microseconds. */
-    private long size;
-    private long permits;
-    private long maxWait;
-    private long floor;
-    private long receipt;
-    private long now;
+    private static final int ARGUMENTS = 12;
 
-    /** For deserialization only. */
-    public CountCall() {
-    }
+    private final byte op;
+    private final byte algorithm;
+    private final byte kind;
+    private final int tag;
+    private final int windowSeconds;
+    private final long limit;
+    /** The step of a window, or the interval of a bucket, in microseconds. */
+    private final long size;
+    private final long permits;
+    private final long maxWait;
+    private final long floor;
+    private final long receipt;
+    private final long now;
 
     private CountCall(byte op, byte algorithm, byte kind, int tag, int windowSeconds, long limit, long size,
                       long permits, long maxWait, long floor, long receipt, long now) {
@@ -125,8 +116,22 @@ public final class CountCall implements EntryProcessor<String, byte[], long[]>, 
         return new CountCall(PROBE, (byte) 0, (byte) 0, 0, 0, 0, 0, 0, 0, 0, NO_RECEIPT, 0);
     }
 
-    @Override
-    public long[] process(MutableEntry<String, byte[]> entry, Object... arguments) {
+    /** The call as it travels to the owner. */
+    public long[] arguments() {
+        return new long[] {op, algorithm, kind, tag, windowSeconds, limit, size, permits, maxWait, floor, receipt, now};
+    }
+
+    /** The call that {@link #arguments()} made. @throws IllegalArgumentException for anything else */
+    public static CountCall of(Object[] arguments) {
+        if (arguments == null || arguments.length != 1 || !(arguments[0] instanceof long[] a) || a.length != ARGUMENTS) {
+            throw new IllegalArgumentException("ratelimit: not the arguments of a count call");
+        }
+        return new CountCall((byte) a[0], (byte) a[1], (byte) a[2], (int) a[3], (int) a[4], a[5], a[6], a[7], a[8], a[9],
+                a[10], a[11]);
+    }
+
+    /** Runs the call on the entry, where the grid keeps it: atomically, on this member's clock unless given one. */
+    long[] process(MutableEntry<String, byte[]> entry) {
         if (op == PROBE) {
             return new long[] {1};
         }
@@ -314,38 +319,6 @@ public final class CountCall implements EntryProcessor<String, byte[], long[]>, 
     /** The caller's reading given to the call, or {@link #OWNERS_CLOCK}. */
     public long now() {
         return now;
-    }
-
-    @Override
-    public void writeExternal(ObjectOutput out) throws IOException {
-        out.writeByte(op);
-        out.writeByte(algorithm);
-        out.writeByte(kind);
-        out.writeInt(tag);
-        out.writeInt(windowSeconds);
-        out.writeLong(limit);
-        out.writeLong(size);
-        out.writeLong(permits);
-        out.writeLong(maxWait);
-        out.writeLong(floor);
-        out.writeLong(receipt);
-        out.writeLong(now);
-    }
-
-    @Override
-    public void readExternal(ObjectInput in) throws IOException {
-        op = in.readByte();
-        algorithm = in.readByte();
-        kind = in.readByte();
-        tag = in.readInt();
-        windowSeconds = in.readInt();
-        limit = in.readLong();
-        size = in.readLong();
-        permits = in.readLong();
-        maxWait = in.readLong();
-        floor = in.readLong();
-        receipt = in.readLong();
-        now = in.readLong();
     }
 
     @Override
