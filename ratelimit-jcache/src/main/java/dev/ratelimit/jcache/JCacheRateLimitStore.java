@@ -55,8 +55,11 @@ import javax.cache.expiry.ExpiryPolicy;
  * <p>Where the grid cannot run the processor (its class is not loadable where the key lives, e.g. a cluster the
  * application joins as a client), {@link Mode#COMPARE_AND_SET} does the same on the same bytes with
  * {@code get} and {@code replace(key, old, new)}, retried when another caller wrote in between (its time is then
- * the caller's clock). {@link Mode#AUTO} finds out once, when the store is built, and again if a call fails for
- * that reason later; the mode is in {@link #toString()}, the start-up line.
+ * the caller's clock). {@link Mode#AUTO} finds out when the store is built; a call that then finds the processor
+ * not loadable (a Payara member that joined before its application was deployed) goes by compare-and-set, and so do
+ * the next ones until a probe, once a minute, finds the processor runs everywhere again. Both modes work on the same
+ * bytes, atomically per key, so instances in different modes share counts. The mode is in {@link #toString()}, the
+ * start-up line.
  *
  * <p>Several limits of one request: JCache has no atomic call over several keys, so each count is decided in its
  * own call, in one fixed order per request; when one refuses, the permits the others took are given back before the
@@ -74,7 +77,10 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
 
     /** How calls reach the counts. */
     public enum Mode {
-        /** An entry processor where the grid can run it, else compare-and-set: found out at start-up. */
+        /**
+         * An entry processor where the grid can run it, else compare-and-set: found out at start-up, and while in
+         * compare-and-set tried again every minute.
+         */
         AUTO,
         /** {@code Cache.invoke} with the library's entry processor: one hop, atomic per key, the owner's clock. */
         PROCESSOR,

@@ -165,10 +165,7 @@ public abstract class JCacheHotKey {
         }
 
         boolean acquire() {
-            if (!bucket.tryConsume(1)) {
-                throw new IllegalStateException("refused");
-            }
-            return true;
+            return consume(bucket);
         }
 
         @TearDown(Level.Trial)
@@ -191,11 +188,16 @@ public abstract class JCacheHotKey {
         }
 
         boolean acquire() {
-            if (!bucket.tryConsume(1)) {
-                throw new IllegalStateException("refused");
-            }
-            return true;
+            return consume(bucket);
         }
+    }
+
+    /** One permit of a Bucket4j bucket, which must have it. */
+    static boolean consume(BucketProxy bucket) {
+        if (!bucket.tryConsume(1)) {
+            throw new IllegalStateException("refused");
+        }
+        return true;
     }
 
     @Benchmark
