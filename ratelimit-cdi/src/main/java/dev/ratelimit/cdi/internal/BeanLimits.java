@@ -102,16 +102,22 @@ public class BeanLimits {
         BoundLimits limits = guarded.limits;
         return switch (guarded.results) {
             case SYNC -> {
-                RateLimitDecision decision = DecisionStages.join(engine.decide(ledger, limits, 1));
-                if (decision != null) {
-                    if (!decision.allowed()) {
-                        throw new RateLimitExceededException(decision);
+                try {
+                    RateLimitDecision decision = DecisionStages.join(engine.decide(ledger, limits, 1));
+                    if (decision != null) {
+                        if (!decision.allowed()) {
+                            throw new RateLimitExceededException(decision);
+                        }
+                        if (decision.waitNanos() > 0) {
+                            Waits.sleep(decision, () -> engine.giveBack(caller, decision));
+                        }
                     }
-                    if (decision.waitNanos() > 0) {
-                        Waits.sleep(decision, () -> engine.giveBack(caller, decision));
-                    }
+                    yield invocation.proceed();
+                } finally {
+                    // a pass that comes back once this one is over is a call of its own: a retry of an interceptor
+                    // outside this one (MicroProfile Fault Tolerance's, docs/fault-tolerance.md) is decided again
+                    invocation.getContextData().remove(HANDLED);
                 }
-                yield invocation.proceed();
             }
             case COMPLETION_STAGE -> chained(engine.decide(ledger, limits, 1), invocation);
             // Mutiny is lazy: decided when the Uni or Multi is subscribed to

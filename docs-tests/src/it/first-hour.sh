@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The first hour of a new user, tested: from a copy of this repository, follow README.md's quick start for Quarkus
+# and nothing else (the install command, the dependency, one annotation, the one configuration line) in an
+# application that quarkus-maven-plugin creates, build it, start it, and see 200, 200, 429 with the headers, and a
+# second key counting apart.
+#
+# Usage: first-hour.sh REPOSITORY_ROOT MAVEN_HOME WORK_DIR OUTER_LOCAL_REPOSITORY
+# The build runs it (docs-tests/pom.xml, phase integration-test) with a Maven 3.9 it unpacked itself: creating a
+# Quarkus application needs Maven 3.9. Its local repository is a new one in WORK_DIR, so that the install command
+# really installs; what the outer build already downloaded is read from OUTER_LOCAL_REPOSITORY (Maven 3.9's
+# maven.repo.local.tail), never written.
+set -euo pipefail
+
+ROOT=$(cd "$1" && pwd)
+MAVEN_HOME=$2
+WORK=$3
+OUTER_REPO=$4
+QUARKUS_VERSION=3.33.2
+VERSION=0.1.0-SNAPSHOT
+START=$(date +%s)
+
+rm -rf "$WORK"
+mkdir -p "$WORK/source" "$WORK/repository"
+MVN=(bash "$MAVEN_HOME/bin/mvn" -B -ntp -Dmaven.repo.local="$WORK/repository" -Dmaven.repo.local.tail="$OUTER_REPO")
+step() { echo "first hour, $(( $(date +%s) - START )) s: $*"; }
+fail() { echo "first hour FAILED: $*" >&2; exit 1; }
+
+APP_PID=
+cleanup() {
+    if [[ -n "$APP_PID" ]] && kill -0 "$APP_PID" 2>/dev/null; then
+        kill "$APP_PID" 2>/dev/null || true
+        wait "$APP_PID" 2>/dev/null || true
+    fi
+}
+trap cleanup EXIT
+
+step "a copy of the repository, as a fresh clone has it"
+tar -C "$ROOT" --exclude=./.git --exclude=target --exclude=./docs-tests -cf - . | tar -C "$WORK/source" -xf -
+
+# The install command, word for word from README.md ("Install").
+INSTALL=$(grep -m1 -o 'mvn -q -DskipTests install -pl [^ ]* -am' "$ROOT/README.md") \
+    || fail "README.md has no install command (mvn -q -DskipTests install -pl ... -am)"
+step "the install command: $INSTALL"
+(cd "$WORK/source" && timeout 1200 "${MVN[@]}" ${INSTALL#mvn }) > "$WORK/install.log" 2>&1 \
+    || { tail -50 "$WORK/install.log"; fail "the install command"; }
+[[ -f "$WORK/repository/dev/ratelimit/ratelimit-quarkus-deployment/$VERSION/ratelimit-quarkus-deployment-$VERSION.jar" ]] \
+    || fail "the install command did not install ratelimit-quarkus-deployment"
+
+step "a new Quarkus application (quarkus-maven-plugin:$QUARKUS_VERSION:create)"
+(cd "$WORK" && timeout 600 "${MVN[@]}" "io.quarkus:quarkus-maven-plugin:$QUARKUS_VERSION:create" \
+    -DprojectGroupId=org.acme -DprojectArtifactId=first -Dextensions=rest) > "$WORK/create.log" 2>&1 \
+    || { tail -50 "$WORK/create.log"; fail "creating the application"; }
+APP=$WORK/first
+RESOURCE=$(grep -rl '@Path("/hello")' "$APP/src/main/java") || fail "the created application has no /hello resource"
+
+step "the quick start: the dependency, one annotation, the one configuration line"
+DEPENDENCY="<dependency><groupId>dev.ratelimit</groupId><artifactId>ratelimit-quarkus</artifactId><version>$VERSION</version></dependency>"
+# before the last </dependencies>: the project's own, after dependencyManagement's
+awk -v dep="$DEPENDENCY" '{ lines[NR] = $0; if ($0 ~ /<\/dependencies>/) last = NR }
+    END { for (i = 1; i <= NR; i++) { if (i == last) print "        " dep; print lines[i] } }' \
+    "$APP/pom.xml" > "$APP/pom.xml.new" && mv "$APP/pom.xml.new" "$APP/pom.xml"
+sed -i -e 's/^package \(.*\);$/package \1;\n\nimport dev.ratelimit.RateLimit;/' \
+    -e '0,/^\( *\)@GET/s//\1@RateLimit(permitLimit = 2, windowSeconds = 60)\n\1@GET/' "$RESOURCE"
+grep -q '@RateLimit(permitLimit = 2, windowSeconds = 60)' "$RESOURCE" || fail "could not annotate $RESOURCE"
+echo 'ratelimit.partition-header=X-Api-Key' >> "$APP/src/main/resources/application.properties"
+
+step "mvn package"
+(cd "$APP" && timeout 900 "${MVN[@]}" -q package -DskipTests) > "$WORK/package.log" 2>&1 \
+    || { tail -50 "$WORK/package.log"; fail "building the application"; }
+
+step "start it on a port of its choosing"
+java -Dquarkus.http.port=0 -Dquarkus.http.host=127.0.0.1 -jar "$APP/target/quarkus-app/quarkus-run.jar" \
+    > "$WORK/app.log" 2>&1 &
+APP_PID=$!
+PORT=
+for _ in $(seq 1 240); do
+    PORT=$(grep -o 'Listening on: http://127.0.0.1:[0-9]*' "$WORK/app.log" | grep -o '[0-9]*$' || true)
+    [[ -n "$PORT" ]] && break
+    kill -0 "$APP_PID" 2>/dev/null || { cat "$WORK/app.log"; fail "the application stopped"; }
+    sleep 0.25
+done
+[[ -n "$PORT" ]] || { cat "$WORK/app.log"; fail "the application did not say where it listens within 60 s"; }
+step "listening on $PORT"
+
+# one request: the status line and the headers, lower-cased names
+ask() {
+    curl -s -D - -o "$WORK/body" -H "X-Api-Key: $1" "http://127.0.0.1:$PORT/hello" | tr -d '\r' \
+        | awk 'NR == 1 { print; next } { i = index($0, ":"); if (i) print tolower(substr($0, 1, i - 1)) substr($0, i) }'
+}
+expect() { # $1 response, $2 pattern (extended regex, a whole line)
+    grep -Eqx "$2" <<< "$1" || { echo "$1"; fail "expected a line matching: $2"; }
+}
+
+first=$(ask alice)
+expect "$first" 'HTTP/1.1 200 OK'
+expect "$first" 'ratelimit-limit: 2'
+expect "$first" 'ratelimit-remaining: 1'
+expect "$first" 'ratelimit-policy: "default";q=2;w=60'
+expect "$first" 'ratelimit: "default";r=1;t=[0-9]+'
+second=$(ask alice)
+expect "$second" 'HTTP/1.1 200 OK'
+expect "$second" 'ratelimit-remaining: 0'
+third=$(ask alice)
+expect "$third" 'HTTP/1.1 429 Too Many Requests'
+expect "$third" 'retry-after: [1-9][0-9]*'
+expect "$third" 'ratelimit-remaining: 0'
+expect "$third" 'ratelimit: "default";r=0;t=[1-9][0-9]*'
+expect "$third" 'content-type: application/problem\+json.*'
+grep -q '"violated-policies":\["default"\]' "$WORK/body" || { cat "$WORK/body"; fail "the 429's body"; }
+other=$(ask bob)
+expect "$other" 'HTTP/1.1 200 OK'
+expect "$other" 'ratelimit-remaining: 1'
+
+step "200, 200, 429 with the headers; another key counts apart. Done"
