@@ -119,7 +119,9 @@ public class BeanLimits {
                     invocation.getContextData().remove(HANDLED);
                 }
             }
-            case COMPLETION_STAGE -> chained(engine.decide(ledger, limits, 1), invocation);
+            // over once its stage completes (a call that waited proceeds, and may come back here, before that)
+            case COMPLETION_STAGE -> chained(engine.decide(ledger, limits, 1), invocation)
+                    .whenComplete((result, failure) -> invocation.getContextData().remove(HANDLED));
             // Mutiny is lazy: decided when the Uni or Multi is subscribed to
             case UNI -> MutinyResults.guarded(() -> engine.decide(caller, limits, 1), invocation::proceed,
                     Resumption.current());
