@@ -46,6 +46,12 @@ step "the install command: $INSTALL"
 [[ -f "$WORK/repository/dev/ratelimit/ratelimit-quarkus-deployment/$VERSION/ratelimit-quarkus-deployment-$VERSION.jar" ]] \
     || fail "the install command did not install ratelimit-quarkus-deployment"
 
+# What the rest of this script does to the application is what README.md's quick start says, word for word.
+for line in '<artifactId>ratelimit-quarkus</artifactId>' '@RateLimit(permitLimit = 2, windowSeconds = 60)' \
+        'ratelimit.partition-header=X-Api-Key' 'import dev.ratelimit.RateLimit;'; do
+    grep -qF "$line" "$ROOT/README.md" || fail "README.md's quick start no longer says: $line"
+done
+
 step "a new Quarkus application (quarkus-maven-plugin:$QUARKUS_VERSION:create)"
 (cd "$WORK" && timeout 600 "${MVN[@]}" "io.quarkus:quarkus-maven-plugin:$QUARKUS_VERSION:create" \
     -DprojectGroupId=org.acme -DprojectArtifactId=first -Dextensions=rest) > "$WORK/create.log" 2>&1 \
