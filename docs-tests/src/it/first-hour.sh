@@ -35,7 +35,7 @@ cleanup() {
 trap cleanup EXIT
 
 step "a copy of the repository, as a fresh clone has it"
-tar -C "$ROOT" --exclude=./.git --exclude=target --exclude=./docs-tests -cf - . | tar -C "$WORK/source" -xf -
+tar -C "$ROOT" --exclude=./.git --exclude=target -cf - . | tar -C "$WORK/source" -xf -
 
 # The install command, word for word from README.md ("Install").
 INSTALL=$(grep -m1 -o 'mvn -q -DskipTests install -pl [^ ]* -am' "$ROOT/README.md") \
