@@ -1,6 +1,8 @@
 package dev.ratelimit.core.config;
 
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Every {@code ratelimit.*} key the library reads, with its type, default, whether it changes while the application
@@ -182,5 +184,16 @@ public final class KeyCatalogue {
     /** Every key, in the reference page's order. */
     public static List<Key> keys() {
         return KEYS;
+    }
+
+    /** The names of the keys that {@code artifact} reads (e.g. {@code ratelimit-redis}), sorted. */
+    public static Set<String> namesReadBy(String artifact) {
+        Set<String> names = new TreeSet<>();
+        for (Key key : KEYS) {
+            if (key.artifact().equals(artifact)) {
+                names.add(key.name());
+            }
+        }
+        return names;
     }
 }

@@ -24,17 +24,6 @@ import org.junit.jupiter.api.Test;
  */
 class KeyCatalogueTest {
 
-    /** The keys read by this module, as the catalogue writes them. */
-    private static Set<String> catalogued() {
-        Set<String> keys = new TreeSet<>();
-        for (Key key : KeyCatalogue.keys()) {
-            if (key.artifact().equals("ratelimit-core")) {
-                keys.add(key.name());
-            }
-        }
-        return keys;
-    }
-
     /** The catalogue's name of {@code key}: the pattern it matches, {@code <name>} and {@code <plan>} standing for any name. */
     static Optional<String> entryFor(String key) {
         String found = null;
@@ -73,7 +62,7 @@ class KeyCatalogueTest {
                     .isPresent();
             readAs.add(entry.get());
         }
-        assertThat(readAs).as("the keys of KeyCatalogue that ratelimit-core reads").isEqualTo(catalogued());
+        assertThat(readAs).as("the keys of KeyCatalogue that ratelimit-core reads").isEqualTo(KeyCatalogue.namesReadBy("ratelimit-core"));
     }
 
     @Test

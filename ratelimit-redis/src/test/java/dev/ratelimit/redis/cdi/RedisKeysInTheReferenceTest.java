@@ -19,15 +19,6 @@ import org.junit.jupiter.api.Test;
  */
 class RedisKeysInTheReferenceTest {
 
-    private static Set<String> catalogued() {
-        Set<String> keys = new TreeSet<>();
-        for (Key key : KeyCatalogue.keys()) {
-            if (key.artifact().equals("ratelimit-redis")) {
-                keys.add(key.name());
-            }
-        }
-        return keys;
-    }
 
     @Test
     void theRedisKeysAreTheOnesTheReferenceLists() {
@@ -35,7 +26,7 @@ class RedisKeysInTheReferenceTest {
                 "ratelimit.redis.cluster", "true", "ratelimit.redis.key-prefix", "app:"));
         RedisSettings.load(config(source));
         RedisSettings.load(config(new Recording(Map.of())));
-        assertThat(source.asked).as("the keys RedisSettings reads").isEqualTo(catalogued());
+        assertThat(source.asked).as("the keys RedisSettings reads").isEqualTo(KeyCatalogue.namesReadBy("ratelimit-redis"));
     }
 
     @Test
