@@ -100,18 +100,26 @@ public class BeanLimits {
         BoundLimits limits = guarded.limits;
         return switch (guarded.results) {
             case SYNC -> {
-                RateLimitDecision decision = DecisionStages.join(engine.decide(ledger, limits, 1));
-                if (decision != null) {
-                    if (!decision.allowed()) {
-                        throw new RateLimitExceededException(decision);
+                try {
+                    RateLimitDecision decision = DecisionStages.join(engine.decide(ledger, limits, 1));
+                    if (decision != null) {
+                        if (!decision.allowed()) {
+                            throw new RateLimitExceededException(decision);
+                        }
+                        if (decision.waitNanos() > 0) {
+                            Waits.sleep(decision, () -> engine.giveBack(caller, decision));
+                        }
                     }
-                    if (decision.waitNanos() > 0) {
-                        Waits.sleep(decision, () -> engine.giveBack(caller, decision));
-                    }
+                    yield invocation.proceed();
+                } finally {
+                    // a pass that comes back once this one is over is a call of its own: a retry of an interceptor
+                    // outside this one (MicroProfile Fault Tolerance's, docs/fault-tolerance.md) is decided again
+                    invocation.getContextData().remove(HANDLED);
                 }
-                yield invocation.proceed();
             }
-            case COMPLETION_STAGE -> chained(engine.decide(ledger, limits, 1), invocation);
+            // over once its stage completes (a call that waited proceeds, and may come back here, before that)
+            case COMPLETION_STAGE -> chained(engine.decide(ledger, limits, 1), invocation)
+                    .whenComplete((result, failure) -> invocation.getContextData().remove(HANDLED));
             // Mutiny is lazy: decided when the Uni or Multi is subscribed to
             case UNI -> MutinyResults.guarded(() -> engine.decide(caller, limits, 1), invocation::proceed,
                     Resumption.current());
