@@ -1,5 +1,7 @@
 package dev.ratelimit.cdi;
 
+import dev.ratelimit.cdi.internal.StartupFailures;
+import dev.ratelimit.core.InvalidRateLimitException;
 import dev.ratelimit.core.config.AdminSettings;
 import dev.ratelimit.core.config.LimitsFile;
 import dev.ratelimit.core.config.RateLimitSettings;
@@ -33,12 +35,17 @@ public class RateLimitConfiguration {
 
     @PostConstruct
     void load() {
-        base = source(ConfigProvider.getConfig(RateLimitConfiguration.class.getClassLoader()));
-        limitsFile = LimitsFile.path(base);
-        refreshSeconds = LimitsFile.refreshSeconds(base, limitsFile);
-        admin = AdminSettings.load(base);
-        startup = LiveValues.startup(base, limitsFile);
-        settings = RateLimitSettings.load(startup.source());
+        try {
+            base = source(ConfigProvider.getConfig(RateLimitConfiguration.class.getClassLoader()));
+            limitsFile = LimitsFile.path(base);
+            refreshSeconds = LimitsFile.refreshSeconds(base, limitsFile);
+            admin = AdminSettings.load(base);
+            startup = LiveValues.startup(base, limitsFile);
+            settings = RateLimitSettings.load(startup.source());
+        } catch (InvalidRateLimitException e) {
+            // named in the log whatever the runtime reports of the bean that failed to initialise
+            throw StartupFailures.logged(e);
+        }
         if (settings.manualClock()) {
             manualClock = new ManualClock();
             clock = manualClock;
