@@ -18,6 +18,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** No process outlives {@link ServerProcess#close()}: not the server, not what it started, not the watchdog. */
@@ -65,6 +66,7 @@ class ServerProcessTest {
     }
 
     @Test
+    @Timeout(120) // a wait without a deadline fails here, instead of hanging the build
     void thePortIsReadFromTheLineWhereTheServerSaysWhereItListens() {
         ServerProcess process = ServerProcess.start("test", List.of("sh", "-c",
                 "echo starting on port 1; sleep 1; printf 'ready: listening on 127.0.0.1:4321\\n'; exec sleep 60"),
@@ -77,6 +79,7 @@ class ServerProcessTest {
     }
 
     @Test
+    @Timeout(120) // a wait without a deadline fails here, instead of hanging the build
     void aServerThatNeverSaysWhereItListensFailsAtTheDeadlineAndIsStopped() {
         ServerProcess process = ServerProcess.start("test", List.of("sh", "-c", "echo starting; exec sleep 600"),
                 Map.of(), dir, dir.resolve("server.log"));
@@ -95,6 +98,7 @@ class ServerProcessTest {
     }
 
     @Test
+    @Timeout(120) // a wait without a deadline fails here, instead of hanging the build
     void aServerThatExitsBeforeSayingWhereItListensFailsAtOnceWithItsOutput() {
         ServerProcess process = ServerProcess.start("test", List.of("sh", "-c", "echo port 8080 is taken; exit 4"),
                 Map.of(), dir, dir.resolve("server.log"));
