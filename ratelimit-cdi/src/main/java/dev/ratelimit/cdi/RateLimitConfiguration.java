@@ -1,7 +1,5 @@
 package dev.ratelimit.cdi;
 
-import dev.ratelimit.cdi.internal.StartupFailures;
-import dev.ratelimit.core.InvalidRateLimitException;
 import dev.ratelimit.core.config.AdminSettings;
 import dev.ratelimit.core.config.LimitsFile;
 import dev.ratelimit.core.config.RateLimitSettings;
@@ -35,17 +33,12 @@ public class RateLimitConfiguration {
 
     @PostConstruct
     void load() {
-        try {
-            base = source(ConfigProvider.getConfig(RateLimitConfiguration.class.getClassLoader()));
-            limitsFile = LimitsFile.path(base);
-            refreshSeconds = LimitsFile.refreshSeconds(base, limitsFile);
-            admin = AdminSettings.load(base);
-            startup = LiveValues.startup(base, limitsFile);
-            settings = RateLimitSettings.load(startup.source());
-        } catch (InvalidRateLimitException e) {
-            // named in the log whatever the runtime reports of the bean that failed to initialise
-            throw StartupFailures.logged(e);
-        }
+        base = source(ConfigProvider.getConfig(RateLimitConfiguration.class.getClassLoader()));
+        limitsFile = LimitsFile.path(base);
+        refreshSeconds = LimitsFile.refreshSeconds(base, limitsFile);
+        admin = AdminSettings.load(base);
+        startup = LiveValues.startup(base, limitsFile);
+        settings = RateLimitSettings.load(startup.source());
         if (settings.manualClock()) {
             manualClock = new ManualClock();
             clock = manualClock;

@@ -10,8 +10,9 @@ import java.util.WeakHashMap;
  * A setting or a declaration that fails the deployment is logged by the library itself, one ERROR line with its message
  * (which names the key or the method, and the value), before the exception leaves the library: what a runtime does with
  * it varies, and Payara Micro logs only the container's wrapper of it ({@code WELD-000049: Unable to invoke ...
- * init()}), naming neither. Each failure is logged once, however many of the library's beans it passes through on its
- * way out.
+ * init()}), naming neither. The beans that read the settings first as the application starts log it (the start-up
+ * observer, the runtime, the default partitioner; the configuration bean itself is in the package above, which must
+ * not depend on this one). Each failure is logged once, however many of them it passes through on its way out.
  *
  * <p>Thread-safety: the set of failures logged is synchronized; it holds them weakly (by identity: exceptions do not
  * override {@code equals}), so that a failed deployment's exceptions are not kept.
