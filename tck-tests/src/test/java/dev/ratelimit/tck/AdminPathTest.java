@@ -8,7 +8,7 @@ import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC 19: the admin API is served at {@code ratelimit.admin.path}, whichever way a client writes that path. A path
+ * The admin API is served at {@code ratelimit.admin.path}, whichever way a client writes that path. A path
  * is the same resource with its unreserved characters percent-encoded ({@code /%72atelimit}) and with its dot segments
  * removed ({@code /todos/../ratelimit}), so such forms reach the admin API as the plain one does, its role check with
  * them (401 without a caller, 403 without the role); a runtime may also refuse a dot segment itself (400, 404). No form

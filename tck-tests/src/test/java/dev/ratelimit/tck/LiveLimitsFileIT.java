@@ -23,7 +23,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC 19, live values, against a server started with {@code -Dratelimit.limits-file=<tck.limitsFile>} and
+ * Live values ({@code ratelimit.limits-file}), against a server started with {@code -Dratelimit.limits-file=<tck.limitsFile>} and
  * {@code -Dratelimit.refresh-seconds=1}: this class writes the file ({@value #LIMITS_FILE_PROPERTY} names it), and runs
  * only in a run of its own, against such a server (its name ends in {@code IT}, so the suite's other runs never pick
  * it up); a run that lost the property fails.

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC 20: a share ({@code POST /todos/{id}/share}) that waits for its turn at the partner holds no server thread, so
+ * A share ({@code POST /todos/{id}/share}) that waits for its turn at the partner holds no server thread, so
  * the server answers everything else meanwhile. Ten shares at once: the partner takes two a second, so two go at once
  * and the others wait their turn, up to 4.5 s, more at once than a server has threads to spare (event loops, or a small
  * worker pool, on two cores). While they wait, {@code GET /todos} answers within {@value #ANSWERED_WITHIN_MILLIS} ms,

@@ -80,7 +80,7 @@ class MetricsEndpointTest {
     @Test
     @Order(2)
     void noKeyPrincipalOrPathEverBecomesALabel() throws Exception {
-        // three shares at once: the partner takes two a second, so one waits (SPEC 20: ratelimit_wait, by limit)
+        // three shares at once: the partner takes two a second, so one waits (ratelimit_wait, by limit)
         List<HttpResponse<String>> shares = new ArrayList<>();
         for (CompletableFuture<HttpResponse<String>> share : List.of(share(), share(), share())) {
             shares.add(share.get(30, TimeUnit.SECONDS));
@@ -127,7 +127,7 @@ class MetricsEndpointTest {
         });
         assertThat(after.startingWith("ratelimit_").keySet()).as("every series was there before any request")
                 .isEqualTo(before.startingWith("ratelimit_").keySet());
-        // SPEC 20: how long calls waited for their permits, by limit: for the limits that may wait, once bound (the
+        // how long calls waited for their permits, by limit: for the limits that may wait, once bound (the
         // partner's, since the shares above)
         Map<String, Set<String>> waits = Map.of(
                 "ratelimit_wait_seconds_bucket", Set.of("ratelimit_policy", "le"),

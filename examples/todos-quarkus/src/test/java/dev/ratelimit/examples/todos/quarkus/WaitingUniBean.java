@@ -10,7 +10,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * A plain CDI bean whose limited methods return a Mutiny {@code Uni} and a {@code Multi} and may wait for their permits
- * (SPEC 20): one call a second each, for the whole application, a call over it waiting up to 3 s. The method says where and when it ran, which
+ * ({@code maxWaitMillis}): one call a second each, for the whole application, a call over it waiting up to 3 s. The method says where and when it ran, which
  * is once its permit exists (test only: not part of the example).
  */
 @ApplicationScoped

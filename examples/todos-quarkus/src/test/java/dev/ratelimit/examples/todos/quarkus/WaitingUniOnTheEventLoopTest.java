@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC 20 on Quarkus: a {@code @RateLimit} bean method returning a {@code Uni}, or a {@code Multi}, that waits for its
+ * Waiting for a permit on Quarkus: a {@code @RateLimit} bean method returning a {@code Uni}, or a {@code Multi}, that waits for its
  * permit ({@link WaitingUniBean}, one call a second for the whole application, waiting up to 3 s), called from a
  * non-blocking resource method on the event loop ({@link WaitingUniResource}). Two requests at once: one goes at once,
  * the other waits for the next permit, about a second, and meanwhile its event loop runs other work (a task submitted
