@@ -1,5 +1,6 @@
 package dev.ratelimit.redis;
 
+import dev.ratelimit.redis.internal.UnexpectedReply;
 import dev.ratelimit.redis.transport.ArgumentSink;
 import dev.ratelimit.redis.transport.RedisScript;
 import dev.ratelimit.redis.transport.ScriptCall;
@@ -99,8 +100,8 @@ abstract class CountsCall<T> extends CompletableFuture<T> implements ScriptCall 
     }
 
     /** The failure of a reply that is not what the script answers. */
-    final IllegalStateException unexpected(long[] reply, int count) {
-        return new IllegalStateException("ratelimit: unexpected reply from " + RedisScript.COUNTS.name() + ": "
+    final UnexpectedReply unexpected(long[] reply, int count) {
+        return new UnexpectedReply("ratelimit: unexpected reply from " + RedisScript.COUNTS.name() + ": "
                 + (count < 0 ? "not an array of integers" : Arrays.toString(Arrays.copyOf(reply, count))));
     }
 }

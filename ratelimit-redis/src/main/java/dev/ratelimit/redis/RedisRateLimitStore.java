@@ -12,6 +12,7 @@ import dev.ratelimit.core.store.InProcessRateLimitStore;
 import dev.ratelimit.redis.internal.LettuceTransport;
 import dev.ratelimit.redis.internal.RedisKeys;
 import dev.ratelimit.redis.internal.RedisUris;
+import dev.ratelimit.redis.internal.UnexpectedReply;
 import dev.ratelimit.redis.transport.CountKeys;
 import dev.ratelimit.redis.transport.RedisTransport;
 import java.nio.charset.StandardCharsets;
@@ -245,10 +246,11 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
         return subscribing;
     }
 
-    /** True unless Redis answered an error (an I/O failure, no connection, no answer in time). */
+    /** True unless Redis answered (an error, or a reply its script never gives): an I/O failure, no connection, no answer in time. */
     @Override
     public boolean unreachable(Throwable failure) {
-        return failure instanceof TimeoutException || transport.unreachable(failure);
+        return failure instanceof TimeoutException
+                || !(failure instanceof UnexpectedReply) && transport.unreachable(failure);
     }
 
     /**

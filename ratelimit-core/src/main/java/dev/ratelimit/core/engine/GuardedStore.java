@@ -234,11 +234,6 @@ final class GuardedStore implements RateLimitStore {
             }
             return CompletableFuture.completedFuture(null);
         }
-        if (breaker.isOpen()) {
-            // no call goes to a store known to be down: those permits return with time
-            outage.failed("the give-back of " + decision.request(), breaker.cause());
-            return CompletableFuture.failedFuture(breaker.cause());
-        }
         CompletionStage<Void> stage;
         try {
             stage = delegate.release(decision);

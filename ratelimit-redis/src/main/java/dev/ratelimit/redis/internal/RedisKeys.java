@@ -61,5 +61,4 @@ public final class RedisKeys {
     public String key(String tag, String suffix) {
         return prefix + tag + suffix;
     }
-
 }
