@@ -9,6 +9,7 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.core.RateLimitStore.CountListener;
+import dev.ratelimit.redis.testing.Await;
 import dev.ratelimit.redis.testing.RedisServerExtension;
 import dev.ratelimit.redis.testing.Resp;
 import java.time.Duration;
@@ -41,7 +42,7 @@ class AnnouncementsTest {
     private RateLimitRequest request;
 
     @BeforeEach
-    void stores() throws InterruptedException {
+    void stores() throws Exception {
         writer = RedisRateLimitStore.builder(REDIS.uri()).keyPrefix("announce:").timeout(Duration.ofSeconds(5)).build();
         listener = RedisRateLimitStore.builder(REDIS.uri()).keyPrefix("announce:").timeout(Duration.ofSeconds(5)).build();
         assertThat(writer.announceTo(new Recording())).isTrue(); // the writer's script flags and publishes
@@ -124,14 +125,8 @@ class AnnouncementsTest {
         return writer.acquire(partition, request, 1).toCompletableFuture().get(5, TimeUnit.SECONDS);
     }
 
-    private static void awaitUntil(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 15 s: " + what);
-            }
-            Thread.sleep(10);
-        }
+    private static void awaitUntil(String what, BooleanSupplier condition) throws Exception {
+        Await.until(what, 15, condition::getAsBoolean);
     }
 
     /** What a listener heard: each count as {@code name/plan@partition}, and how often it (re)subscribed. */

@@ -11,6 +11,7 @@ import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.DeclaredLimit;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
+import dev.ratelimit.redis.testing.Await;
 import dev.ratelimit.redis.testing.CommandStats;
 import dev.ratelimit.redis.testing.RedisServerExtension;
 import dev.ratelimit.redis.testing.Resp;
@@ -25,7 +26,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.Callable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -211,21 +212,14 @@ class RefusalsAcrossInstancesTest {
     }
 
     private static long scriptCalls(CommandStats before) {
-        Map<String, Long> since = stats().succeededSince(before);
-        return since.getOrDefault("evalsha", 0L) + since.getOrDefault("eval", 0L);
+        return stats().scriptCallsSince(before);
     }
 
     private static DeclaredLimit limit(String name, int permitLimit, int windowSeconds) {
         return new DeclaredLimit(new RateLimitPolicy(name, permitLimit, windowSeconds), 1, "@RateLimit");
     }
 
-    private static void awaitUntil(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 15 s: " + what);
-            }
-            Thread.sleep(10);
-        }
+    private static void awaitUntil(String what, Callable<Boolean> condition) throws Exception {
+        Await.until(what, 15, condition);
     }
 }

@@ -4,6 +4,7 @@ import static dev.ratelimit.examples.todos.quarkus.EventLoops.get;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.redis.testing.Await;
 import dev.ratelimit.redis.testing.Resp;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -18,7 +19,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
@@ -118,12 +118,6 @@ class QuarkusRedisClientTest {
     }
 
     private static void awaitUntil(java.util.concurrent.Callable<Boolean> condition) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (!condition.call()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 15 s");
-            }
-            Thread.sleep(20);
-        }
+        Await.until("the refusal answered at home", 15, condition);
     }
 }
