@@ -171,7 +171,7 @@ class RefusalsAcrossInstancesTest {
                 .timeout(Duration.ofSeconds(5)).build();
         stores.add(store);
         assertThat(store.awaitConnection(Duration.ofSeconds(10))).isTrue();
-        // a second's timeout: a loaded machine must not fall back to the policy; memory long enough for any run
+        // 5 s to answer: a loaded machine must not fall back to the policy; memory long enough for any run
         RateLimitEngine engine = RateLimitEngine.builder(settings(Map.of()), store).build();
         Instance instance = new Instance(store, engine);
         BoundLimits probe = engine.binder().bind("Probe.probe()", List.of(limit("probe", 1, 60)));
@@ -182,7 +182,7 @@ class RefusalsAcrossInstancesTest {
     }
 
     private static RateLimitSettings settings(Map<String, String> more) {
-        Map<String, String> values = new HashMap<>(Map.of("ratelimit.store.timeout-millis", "1000",
+        Map<String, String> values = new HashMap<>(Map.of("ratelimit.store.timeout-millis", "5000",
                 "ratelimit.store.refusal-memory-millis", "60000"));
         values.putAll(more);
         return RateLimitSettings.of(values);
