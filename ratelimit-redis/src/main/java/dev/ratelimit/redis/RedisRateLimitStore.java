@@ -40,7 +40,7 @@ import java.util.function.LongSupplier;
  * script call, as the in-process store does. Keys: see {@link CountKeys}; all counts of one partition share one Redis
  * Cluster slot. What each call sends and what its reply means: {@link LimitsCall}, {@link OneCountCall}.
  *
- * <p>Announcements (SPEC 22, {@link #announceTo}): a count that refuses is flagged by the script, and a give-back or
+ * <p>Announcements ({@link #announceTo}): a count that refuses is flagged by the script, and a give-back or
  * a restart of a flagged count publishes its key on the channel {@code <key-prefix>announcements}, which every
  * instance's store subscribes to on a connection of its own; so an engine can answer a refusal itself until it runs
  * out, and hears when another instance's give-back or reset ends it early.

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * What the store announces (SPEC 22), on a real Redis, through a second store that listens as another instance
+ * What the store announces, on a real Redis, through a second store that listens as another instance
  * would: a give-back or a restart of a count that refused since its last announcement is published once; counts
  * that never refused cost nothing; the listener hears that anything may have changed each time its subscription is
  * in place, after Redis comes back too.

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * An outage costs one timeout (SPEC 22), against a real Redis frozen with {@code SIGSTOP} (its connections stay open,
+ * An outage costs one timeout, against a real Redis frozen with {@code SIGSTOP} (its connections stay open,
  * nothing answers: the worst kind of outage): the first request waits for the timeout, the following ones are
  * answered by the failure policy without waiting; after {@code SIGCONT} the engine counts in Redis again within the
  * retry time and one probe.

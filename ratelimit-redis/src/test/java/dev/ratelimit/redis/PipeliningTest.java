@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Decisions that arrive while a round trip is in flight go out together (SPEC 22): with one call on its way to a
+ * Decisions that arrive while a round trip is in flight go out together: with one call on its way to a
  * Redis that is busy ({@code DEBUG SLEEP}), 49 more calls wait in the connection's buffer and are written together
  * when its answer arrives, so Redis reads them in a few reads instead of one read per call; each is still its own
  * script call, decided on its own.

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Refusals answered at home (SPEC 22) by two application instances on one real Redis: two engines, each on a store
+ * Refusals answered at home by two application instances on one real Redis: two engines, each on a store
  * and Lettuce client of its own, as two JVMs would be. A flood of one caller costs about one script call per
  * instance; a reset, a give-back or a raised limit on one lets the remembered caller in on the other at once; counts
  * stay exact.

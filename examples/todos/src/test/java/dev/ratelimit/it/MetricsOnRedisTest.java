@@ -25,7 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * ({@code ratelimit.redis.uri}), with the limit {@code export} in shadow mode and the failure policy
  * {@code allow}: a shadow refusal moves {@code shadow_refused} by exactly one, and while Redis is down every
  * request is let through and counted {@code failed}; the one store call that found Redis down is timed as failed or
- * timeout (the others went without calling it: SPEC 22).
+ * timeout (the others went without calling it: ratelimit.store.retry-millis).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MetricsOnRedisTest {

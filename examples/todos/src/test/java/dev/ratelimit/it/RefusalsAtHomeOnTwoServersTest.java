@@ -34,7 +34,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Counting across instances at the cost of one instance (SPEC 22), over HTTP: two servers of the example, each a JVM
+ * Counting across instances at the cost of one instance (docs/stores.md, "Counting across instances (Redis)"), over HTTP: two servers of the example, each a JVM
  * of its own (as {@code java ... Main}), on one real Redis, and a third that never answers a refusal itself
  * ({@code ratelimit.store.refusal-memory-millis=0}): what the store would answer. A flood from one caller costs about
  * one script call per server and gets the store's 429; an admin reset on one server, or a raised limit applied live,

@@ -35,7 +35,7 @@ import java.util.function.LongSupplier;
  * outages). One warning per outage, one line on recovery ({@link OutageLog}). It is a {@link RateLimitStore}
  * like the one it guards, and answers at once exactly when that one does.
  *
- * <p>Around a store that does not answer at once, two things spare the store and the caller (SPEC 22): an outage
+ * <p>Around a store that does not answer at once, two things spare the store and the caller: an outage
  * costs one timeout ({@link OutageBreaker}: once the store could not be reached, calls get the policy at once for
  * {@code ratelimit.store.retry-millis}, then one probes), and a store shared by several instances that announces what
  * they do to its counts has its refusals answered here until they run out ({@link RefusalMemory}; also during an

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * An outage costs one timeout (SPEC 22): once the store could not be reached, calls get the failure policy at once,
+ * An outage costs one timeout: once the store could not be reached, calls get the failure policy at once,
  * without calling it, for {@code ratelimit.store.retry-millis}; then one call probes it; the first answer ends the
  * outage; logged once each way. On a manual clock: nothing sleeps but the one test of a real timeout.
  */

@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * Refusals answered at home (SPEC 22), through the engine, on a fake of a store that several instances share and
+ * Refusals answered at home, through the engine, on a fake of a store that several instances share and
  * that announces give-backs and restarts ({@link SharedFakeStore}), on a manual clock: what is answered without the
  * store, that it is the store's answer counting down, and everything that ends it early.
  */

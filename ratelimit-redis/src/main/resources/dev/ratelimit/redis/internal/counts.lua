@@ -28,7 +28,7 @@
 -- comes to hold nothing (the return of its last permit, reserved ones included; a bucket's tat), and that
 -- loses nothing.
 --
--- Announcements (SPEC 22): a count that refuses an acquire that may not wait is flagged (the key KEYS[i] .. '!',
+-- Announcements (refusals answered by each instance until a give-back or restart): a count that refuses an acquire that may not wait is flagged (the key KEYS[i] .. '!',
 -- in the same slot, expiring with the refusal's retry-after); a give-back or a restart that finds the flag clears it
 -- and publishes the count's key on the channel, so that every instance forgets the refusal it may remember. Nothing
 -- is flagged or published when the channel is empty.

@@ -8,7 +8,7 @@ import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
 
 /**
- * The Redis store on the application's Quarkus Redis client (SPEC 22): where the application has both
+ * The Redis store on the application's Quarkus Redis client: where the application has both
  * {@code ratelimit-redis} and {@code quarkus-redis-client}, the store is made on the Vert.x Redis client
  * ({@code dev.ratelimit.quarkus.runtime.redis.QuarkusRedisStoreProducer}), on Quarkus' event loops, instead of on
  * Lettuce and its own I/O threads. Elsewhere nothing here runs, and no class of either is loaded.
