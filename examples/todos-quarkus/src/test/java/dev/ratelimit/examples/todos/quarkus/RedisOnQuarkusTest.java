@@ -36,14 +36,17 @@ import org.junit.jupiter.api.Test;
 class RedisOnQuarkusTest {
 
     /**
-     * Redis as the store: the test-only store of PendingDecisionOnTheEventLoopTest is left out. Shared with
-     * {@link AsyncBeanOnTheEventLoopWithRedisTest} (one profile: Quarkus and Redis start once for both).
+     * Redis as the store, on Lettuce: the test-only store of PendingDecisionOnTheEventLoopTest is left out, and so is
+     * the producer that puts the store on the Quarkus Redis client when the application has it (this module's tests
+     * do: {@link QuarkusRedisClientTest}). Shared with {@link AsyncBeanOnTheEventLoopWithRedisTest} (one profile:
+     * Quarkus and Redis start once for both).
      */
     public static class WithRedis implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
             return Map.of(
-                    "quarkus.arc.exclude-types", PendingDecisionStore.class.getName(),
+                    "quarkus.arc.exclude-types", PendingDecisionStore.class.getName()
+                            + ",dev.ratelimit.quarkus.runtime.redis.QuarkusRedisStoreProducer",
                     // room for the frozen-Redis tests (the default, 250 ms, would fail those requests); the
                     // engine's key (it beats application.properties' %test value of the same key)
                     "ratelimit.store.timeout-millis", "5000",
