@@ -95,12 +95,14 @@ class RedisOnQuarkusTest {
             HttpResponse<String> allowed = get(todos, key);
             assertThat(allowed.statusCode()).isEqualTo(200);
             assertThat(allowed.headers().firstValue("RateLimit-Policy").orElse("")).contains("\"default\";q=3;w=60");
-            assertThat(allowed.headers().firstValue("RateLimit").orElse("")).contains("\"default\";r=" + remaining + ";t=60");
+            // the window's seconds left, counted from the first request: 60, or less once a second has gone by (a slow machine)
+            assertThat(allowed.headers().firstValue("RateLimit").orElse(""))
+                    .matches(".*\"default\";r=" + remaining + ";t=(5[5-9]|60)\\b.*");
             assertThat(allowed.headers().firstValue("Retry-After")).isEmpty();
         }
         HttpResponse<String> refused = get(todos, key);
         assertThat(refused.statusCode()).isEqualTo(429);
-        assertThat(refused.headers().firstValue("Retry-After").map(Long::parseLong).orElseThrow()).isBetween(59L, 60L);
+        assertThat(refused.headers().firstValue("Retry-After").map(Long::parseLong).orElseThrow()).isBetween(55L, 60L);
         assertThat(refused.headers().firstValue("RateLimit").orElse("")).contains("\"default\";r=0;t=");
         assertThat(refused.headers().firstValue("RateLimit-Remaining")).hasValue("0");
         assertThat(refused.body()).contains("\"violated-policies\":[\"default\"]");
