@@ -10,6 +10,7 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.jcache.internal.Announcements;
 import dev.ratelimit.jcache.internal.CacheKeys;
 import dev.ratelimit.jcache.internal.CallThreads;
 import dev.ratelimit.jcache.internal.CountCall;
@@ -26,7 +27,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.concurrent.TimeUnit;
@@ -68,6 +68,11 @@ import javax.cache.expiry.ExpiryPolicy;
  * request of one limit, the common case, is exact here too). Limits that wait go together at the latest instant:
  * the others' permits move there.
  *
+ * <p>A count that refuses an enforced limit is flagged in its bytes; a give-back or a restart of a flagged count
+ * clears the flag and is announced to every instance ({@link #announceTo}), so that an engine can answer a refusal
+ * itself until it runs out and hear when another instance's give-back or reset ends it early. Only on Hazelcast (see
+ * {@link #announceTo}); elsewhere every request asks the grid.
+ *
  * <p>JCache calls block until the grid answers, so the store makes them on threads of its own ({@link
  * Builder#executor}) and completes the stage there: a request never blocks on the grid, and the engine's timeout and
  * failure policy apply as to any remote store. Thread-safe: every field is final but the mode, which only ever turns
@@ -106,6 +111,16 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
     private static final long NANOS_PER_MICRO = 1_000L;
     private static final long MICROS_PER_STEP_SECOND = 125_000L;
     private static final State[] STATES = {State.SPENT, State.UNSPENT, State.REFUSED};
+    /**
+     * Hazelcast's failures that mean the grid was not reached (no answer in time, the owner or the connection lost,
+     * this member or client not running), by name: the module depends on no provider.
+     */
+    private static final Set<String> UNREACHABLE = Set.of("com.hazelcast.core.OperationTimeoutException",
+            "com.hazelcast.core.MemberLeftException", "com.hazelcast.spi.exception.TargetDisconnectedException",
+            "com.hazelcast.spi.exception.TargetNotMemberException",
+            "com.hazelcast.core.HazelcastInstanceNotActiveException",
+            "com.hazelcast.client.HazelcastClientOfflineException",
+            "com.hazelcast.client.HazelcastClientNotActiveException");
 
     private final Cache<String, byte[]> cache;
     private final Executor executor;
@@ -118,7 +133,8 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
     private final long expiryMicros;
     private final String expiry;
     private final Set<String> warnedWindows = ConcurrentHashMap.newKeySet();
-    private final Consumer<String> announcements;
+    /** Null where the store does not announce (a provider other than Hazelcast). */
+    private final Announcements announcements;
     /** In auto mode while in compare-and-set: when the processor is tried again ({@code System.nanoTime}). */
     private final AtomicLong nextProbe = new AtomicLong();
     private volatile boolean processor;
@@ -130,7 +146,7 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
         this.origin = testClock == null ? 0 : testClock.getAsLong();
         this.auto = b.mode == Mode.AUTO;
         this.casAttempts = b.casAttempts;
-        this.announcements = b.announcements;
+        this.announcements = openAnnouncements(cache);
         this.stripes = new ReentrantLock[64];
         for (int i = 0; i < stripes.length; i++) {
             stripes[i] = new ReentrantLock();
@@ -249,7 +265,7 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
             String key = key(partition, request, 0);
             byte[] old = cache.getAndRemove(key);
             if (old != null && old.length > 2 && (old[2] & 1) != 0) {
-                announcements.accept(key); // it had refused: whoever it refused may come back now
+                announce(key); // it had refused: whoever it refused may come back now
             }
             return null;
         });
@@ -265,9 +281,62 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
         return processor ? Mode.PROCESSOR : Mode.COMPARE_AND_SET;
     }
 
-    /** Ends the store's own threads (not the cache: it belongs to the application or the runtime). */
+    /**
+     * Hears, on this instance, every give-back and restart of a count that refused since its last announcement, made
+     * by any instance (this one included), once the change is visible: each is written into the cache of
+     * announcements beside the counts ({@code <cache>.announcements}), and a listener of this instance alone (no other
+     * member loads a class of the library for it) names the count to {@code listener}. {@code listener} hears that
+     * anything may have gained now, once it listens, and whenever an announcement may have been lost: a member joined
+     * or left, a split cluster merged, a client reconnected.
+     *
+     * @return true on Hazelcast (Payara's included), whose listeners hear the writes of every member; false with
+     *         another provider, whose listeners may hear only this member's: every request then asks the grid
+     */
+    @Override
+    public boolean announceTo(CountListener listener) {
+        if (announcements == null) {
+            return false;
+        }
+        try {
+            announcements.listen(listener);
+            return true;
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "ratelimit: cannot listen to the announcements of cache " + announcements.cacheName()
+                    + ": every refused request asks the grid again", e);
+            return false;
+        }
+    }
+
+    /**
+     * True when the grid could not be reached, rather than answering: no answer in time (Hazelcast's operation timeout),
+     * the member that owns the count left or the connection to it is lost, this member or client is not running or
+     * not connected, or the store's own threads already have {@value #QUEUE} calls waiting for the grid; and, as for any
+     * store, a {@code TimeoutException} or an {@code IOException}.
+     */
+    @Override
+    public boolean unreachable(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof RejectedExecutionException) {
+                return true;
+            }
+            for (Class<?> c = t.getClass(); c != null; c = c.getSuperclass()) {
+                if (UNREACHABLE.contains(c.getName())) {
+                    return true;
+                }
+            }
+        }
+        return RateLimitStore.super.unreachable(failure);
+    }
+
+    /**
+     * Ends the store's own threads and stops listening to announcements (not the cache: it belongs to the application
+     * or the runtime).
+     */
     @Override
     public void close() {
+        if (announcements != null) {
+            announcements.close();
+        }
         if (ownExecutor != null) {
             ownExecutor.shutdown();
         }
@@ -277,7 +346,8 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
     public String toString() {
         return "JCacheRateLimitStore(cache=" + cache.getName() + ", provider="
                 + cache.getCacheManager().getCachingProvider().getClass().getName() + ", mode=" + modeText
-                + ", expiry=" + expiry + (testClock == null ? "" : ", manual clock") + ")";
+                + ", expiry=" + expiry + ", announcements=" + (announcements == null ? "none" : announcements.cacheName())
+                + (testClock == null ? "" : ", manual clock") + ")";
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -650,7 +720,24 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
 
     private void announceIf(long flag, String key) {
         if (flag != 0) {
-            announcements.accept(key);
+            announce(key);
+        }
+    }
+
+    private void announce(String key) {
+        if (announcements != null) {
+            announcements.announce(key);
+        }
+    }
+
+    /** The announcements of this cache's counts; null where the store does not announce, or cannot (logged). */
+    private static Announcements openAnnouncements(Cache<String, byte[]> cache) {
+        try {
+            return Announcements.open(cache, (name, kept) -> openCache(cache.getCacheManager(), name, kept));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "ratelimit: cannot open the cache of announcements beside cache " + cache.getName()
+                    + ": every refused request asks the grid again", e);
+            return null;
         }
     }
 
@@ -721,7 +808,6 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
         private Executor executor;
         private int casAttempts = DEFAULT_CAS_ATTEMPTS;
         private LongSupplier nanoClock;
-        private Consumer<String> announcements = key -> { };
 
         private Builder(Cache<String, byte[]> cache) {
             this.cache = Objects.requireNonNull(cache, "cache");
@@ -766,15 +852,6 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
          */
         public Builder nanoClock(LongSupplier nanoClock) {
             this.nanoClock = nanoClock;
-            return this;
-        }
-
-        /**
-         * Told the cache key of a count that had refused and has gained permits since (a give-back, or a restart):
-         * an instance that remembers that count's refusal may forget it. Default: nobody is told.
-         */
-        public Builder announcements(Consumer<String> announcements) {
-            this.announcements = Objects.requireNonNull(announcements, "announcements");
             return this;
         }
 
