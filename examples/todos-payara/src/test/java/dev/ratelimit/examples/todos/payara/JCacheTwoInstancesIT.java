@@ -116,9 +116,7 @@ class JCacheTwoInstancesIT {
         URI a = BASES.get(0);
         URI b = BASES.get(1);
         String key = "flood-" + UUID.randomUUID();
-        for (int i = 0; i < 3; i++) {
-            assertThat(send(i % 2 == 0 ? a : b, "GET", "todos", "X-Api-Key", key).statusCode()).isEqualTo(200);
-        }
+        spendTheDefaultLimit(a, b, key);
         long beforeA = storeCalls(a);
         long beforeB = storeCalls(b);
 
@@ -135,9 +133,7 @@ class JCacheTwoInstancesIT {
         URI a = BASES.get(0);
         URI b = BASES.get(1);
         String key = "reset-" + UUID.randomUUID();
-        for (int i = 0; i < 3; i++) {
-            assertThat(send(i % 2 == 0 ? a : b, "GET", "todos", "X-Api-Key", key).statusCode()).isEqualTo(200);
-        }
+        spendTheDefaultLimit(a, b, key);
         assertThat(send(b, "GET", "todos", "X-Api-Key", key).statusCode()).isEqualTo(429);
         assertThat(send(a, "GET", "todos", "X-Api-Key", key).statusCode()).isEqualTo(429);
         long before = storeCalls(b);
@@ -160,6 +156,13 @@ class JCacheTwoInstancesIT {
         }
         assertThat(in.statusCode()).as("let in on the other instance after the reset").isEqualTo(200);
         assertThat(in.headers().firstValue("RateLimit-Remaining")).hasValue("2");
+    }
+
+    /** Spends the three permits of the default limit of {@code key}, one instance after the other. */
+    private static void spendTheDefaultLimit(URI a, URI b, String key) throws Exception {
+        for (int i = 0; i < 3; i++) {
+            assertThat(send(i % 2 == 0 ? a : b, "GET", "todos", "X-Api-Key", key).statusCode()).isEqualTo(200);
+        }
     }
 
     /** How many calls the instance at {@code base} has made to its store, as its metrics count them. */
