@@ -15,6 +15,7 @@ import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import dev.ratelimit.core.testing.Await;
+import dev.ratelimit.core.testing.ManyInstances;
 import dev.ratelimit.jcache.testing.HazelcastMembers;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,10 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.cache.CacheManager;
 import org.junit.jupiter.api.AfterAll;
@@ -156,27 +153,9 @@ class RefusalsAcrossInstancesTest {
         LimitDeclaration hundred = limit("hundred", 100, 60);
         BoundLimits onA = a.engine.binder().bind(beanMethod("TodoResource.all()", hundred));
         BoundLimits onB = b.engine.binder().bind(beanMethod("TodoResource.all()", hundred));
-        CountDownLatch start = new CountDownLatch(1);
-        ExecutorService pool = Executors.newFixedThreadPool(16);
-        List<Future<Boolean>> answers = new ArrayList<>();
-        try {
-            for (int i = 0; i < 200; i++) {
-                Instance at = i % 2 == 0 ? a : b;
-                BoundLimits limits = i % 2 == 0 ? onA : onB;
-                answers.add(pool.submit(() -> {
-                    start.await();
-                    return decideNow(at.engine, at.engine.ledger("concurrent"), limits).allowed();
-                }));
-            }
-            start.countDown();
-            int admitted = 0;
-            for (Future<Boolean> answer : answers) {
-                admitted += answer.get(60, TimeUnit.SECONDS) ? 1 : 0;
-            }
-            assertThat(admitted).isEqualTo(100);
-        } finally {
-            pool.shutdownNow();
-        }
+        int admitted = ManyInstances.admittedConcurrently(200, "concurrent", 60, List.of(a.engine, b.engine),
+                List.of(onA, onB));
+        assertThat(admitted).isEqualTo(100);
     }
 
     // ------------------------------------------------------------------------------------------------
