@@ -28,8 +28,8 @@ import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 
 /**
- * The failure policy, one decorator around any store (SPEC 16): every call is decided within
- * {@code ratelimit.store.timeout-millis}, and when the store fails, throws, or does not answer in time,
+ * The failure policy, one decorator around any store (docs/stores.md, "When the store fails"): every call is decided
+ * within {@code ratelimit.store.timeout-millis}, and when the store fails, throws, or does not answer in time,
  * {@code ratelimit.store.on-failure} decides: {@code fail} (the call fails with
  * {@link RateLimitStoreException}), {@code allow} (uncounted), {@code local} (an in-process store kept for
  * outages). One warning per outage, one line on recovery ({@link OutageLog}). It is a {@link RateLimitStore}

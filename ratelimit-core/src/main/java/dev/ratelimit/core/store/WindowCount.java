@@ -71,7 +71,7 @@ final class WindowCount extends Count {
     private int sum;
     private int olderSum;
     private int s0, s1, s2, s3, s4, s5, s6, s7, s8;
-    /** Permits reserved in steps after {@code newest} (SPEC 20), in order; null when none. */
+    /** Permits reserved in steps after {@code newest} (limits that wait), in order; null when none. */
     private Reservations reserved;
     /** {@code LOCKED | EVICTED | version (30 bits) | sum (32 bits)}; through {@code WORD} only. */
     @SuppressWarnings("unused")

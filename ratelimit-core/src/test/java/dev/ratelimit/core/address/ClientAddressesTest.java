@@ -13,9 +13,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Finding the client (SPEC 18 rules 2-4): the cases of RFC 7239 and the pitfalls other limiters fell into
- * (a spoofed leftmost {@code X-Forwarded-For}, IPv6 rotation within a /64, {@code ::ffff:} mapped addresses,
- * repeated header lines, RFC 7239 quoting), then the partition text, and the log of forwarded headers from
+ * Finding the client (docs/partitions.md, "How the client is found"): the cases of RFC 7239 and the pitfalls other
+ * limiters fell into (a spoofed leftmost {@code X-Forwarded-For}, IPv6 rotation within a /64, {@code ::ffff:} mapped
+ * addresses, repeated header lines, RFC 7239 quoting), then the partition text, and the log of forwarded headers from
  * peers that are not trusted (rule 6).
  */
 class ClientAddressesTest {

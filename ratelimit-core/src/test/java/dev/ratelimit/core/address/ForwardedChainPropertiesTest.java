@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * <li>arbitrary header text, bytes included, never throws and always ends on an address or {@code addr:unknown};</li>
  * <li>a resolution allocates a bounded number of bytes, however long the headers;</li>
  * <li>over random chains of trusted, untrusted and garbage hops, spelled in every way proxies write them, the
- * client is what the naive walk of SPEC 18 says: never an entry left of an untrusted or garbage one.</li>
+ * client is what the naive walk of the client-address rules says: never an entry left of an untrusted or garbage
+ * one.</li>
  * </ul>
  */
 class ForwardedChainPropertiesTest {
@@ -127,7 +128,10 @@ class ForwardedChainPropertiesTest {
     private record Hop(boolean address, boolean trusted, long high, long low, String garbage) {
     }
 
-    /** SPEC 18 rules 2-3, as written: from the right, skip trusted, stop at the first untrusted or at garbage. */
+    /**
+     * The client-address walk, as documented: an untrusted peer is the client; else from the right, skip trusted, stop
+     * at the first untrusted or at garbage.
+     */
     private static Hop walk(Hop peer, List<Hop> hops) {
         if (!peer.trusted || hops == null) {
             return peer;
