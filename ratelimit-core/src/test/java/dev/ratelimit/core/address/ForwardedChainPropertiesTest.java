@@ -32,7 +32,7 @@ class ForwardedChainPropertiesTest {
             "2001:db8:ffff::/48");
     /** Full-width prefixes: the partition names the client exactly. */
     private static final ClientAddresses ADDRESSES = new ClientAddresses(TRUSTED, 32, 128, new ManualClock());
-    /** Untrusted peers sending forwarded headers are logged (rule 6): kept out of the build's output. */
+    /** Untrusted peers sending forwarded headers are logged: kept out of the build's output. */
     private LogCapture log;
 
     @BeforeEach
