@@ -15,11 +15,11 @@ import static dev.ratelimit.tck.ClientAddressCounts.spend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * SPEC 18 rules 3-4 against a server started with {@code ratelimit.partition-by=principal,header,address} and
- * {@code ratelimit.trusted-proxies=127.0.0.0/8,::1} ({@code tck.clientAddresses=trusted-proxies}): the suite plays
- * a proxy on the loopback address, forwarding for clients, and every way a client might escape its count fails.
- * Each test counts clients of its own (random addresses, never the suite's own loopback peer), so the suite can run
- * again against the same server at once.
+ * Forwarded hops from trusted proxies (docs/partitions.md, "How the client is found") against a server started with
+ * {@code ratelimit.partition-by=principal,header,address} and {@code ratelimit.trusted-proxies=127.0.0.0/8,::1}
+ * ({@code tck.clientAddresses=trusted-proxies}): the suite plays a proxy on the loopback address, forwarding for
+ * clients, and every way a client might escape its count fails. Each test counts clients of its own (random addresses,
+ * never the suite's own loopback peer), so the suite can run again against the same server at once.
  */
 class ClientAddressTrustedProxiesIT extends TckTestBase {
 
