@@ -47,7 +47,7 @@ class ClientAddressTrustedProxiesIT extends TckTestBase {
         assertThat(spend(forwardedFor(server, "7.7.7.7, " + client))).isEqualTo(FRESH - 1);
         assertThat(spend(forwardedFor(server, freshIpv4() + ", " + freshIpv4() + ", " + client))).isEqualTo(FRESH - 2);
         assertThat(spend(forwardedFor(server, client))).isEqualTo(FRESH - 3);
-        // the SPEC's own example, whose count other runs may share: one count, whatever is prepended
+        // the documented example (docs/partitions.md), whose count other runs may share: one count, whatever is prepended
         assertShareOneCount("6.6.6.6, 203.0.113.9 then 7.7.7.7, 203.0.113.9",
                 () -> spend(forwardedFor(server, "6.6.6.6, 203.0.113.9")),
                 () -> spend(forwardedFor(server, "7.7.7.7, 203.0.113.9")));

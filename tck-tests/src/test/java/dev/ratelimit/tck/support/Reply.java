@@ -151,7 +151,7 @@ public final class Reply {
         return item(name).remaining();
     }
 
-    /** The canonical RFC 8941 serialization of a list field, for comparing a whole field with SPEC's text. */
+    /** The canonical RFC 8941 serialization of a list field, for comparing a whole field with documented text. */
     public String canonical(String listField) {
         return RateLimitHeaders.canonical(headers, listField);
     }
