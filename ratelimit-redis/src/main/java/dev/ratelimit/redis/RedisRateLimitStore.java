@@ -30,6 +30,12 @@ import java.util.function.LongSupplier;
  * number of permits, debt, shadow limits, live values, limits that wait for their permits and counts per application:
  * the same decisions, to the microsecond (this store's resolution).
  *
+ * <p>One job: the store's contract on Redis, each call made one script call (one per slot on a cluster, when a
+ * request spans two). The pieces a reader looks for under their own names are their own classes: what a call sends
+ * and what its reply means ({@link LimitsCall}, {@link OneCountCall}), a request split over two slots
+ * ({@link SlotSplit}), the connection ({@link RedisTransport}); the {@link Builder} stays nested, as the public way to
+ * make one.
+ *
  * <p>One call is one round trip: one Lua script ({@code counts.lua}; {@code EVALSHA}, {@code EVAL} only when Redis
  * does not know it yet) reads the server's clock, brings every count of the request up to date, decides them all
  * together (reserving permits at the instant the call goes, for limits that may wait), spends, and sets each count it

@@ -9,6 +9,10 @@ import java.nio.charset.StandardCharsets;
  * {@code InetAddress.getByName}, which looks a name up in DNS when the text is not an address: this text
  * comes from clients. Parsing allocates nothing.
  *
+ * <p>One job, both ways: the parser and the formatter are two sides of one 128-bit form (IPv4 held mapped, eight
+ * groups of 16 bits), so they stay together; what the text means (the walk over forwarded hops, the prefix) is
+ * {@link ClientAddresses}'.
+ *
  * <p>An IPv4 address is held as its IPv4-mapped IPv6 form {@code ::ffff:a.b.c.d} (RFC 4291 2.5.5.2), so
  * that the two spellings of one client are one value, and one 128-bit comparison serves both families.
  *
