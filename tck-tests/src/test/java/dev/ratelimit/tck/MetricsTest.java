@@ -22,11 +22,11 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * SPEC 14, read where the server serves its metrics in the Prometheus text format ({@code tck.metricsPath}:
- * {@code /metrics} for the embedded example, which is also the default when the suite starts it, and for Payara;
- * {@code /q/metrics} on Quarkus; {@code none} skips these tests, for a server that serves no such text): the counters of
- * {@code ratelimit_requests_total} move by exactly what a scripted sequence of requests decides, by limit,
- * outcome and plan.
+ * The rate-limit metrics (docs/metrics.md), read where the server serves its metrics in the Prometheus text format
+ * ({@code tck.metricsPath}: {@code /metrics} for the embedded example, which is also the default when the suite starts
+ * it, and for Payara; {@code /q/metrics} on Quarkus; {@code none} skips these tests, for a server that serves no such
+ * text): the counters of {@code ratelimit_requests_total} move by exactly what a scripted sequence of requests decides,
+ * by limit, outcome and plan.
  *
  * <p>Exact deltas, asserted at once: every sequence reads the counters before and after, and they must have moved by
  * exactly the sequence's decisions, no more and no less, so that a server that counts one decision twice (or not at
