@@ -104,6 +104,9 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
         List<String> command = new ArrayList<>(List.of(server, "--port", Integer.toString(port), "--bind", "127.0.0.1",
                 "--save", "", "--appendonly", "no", "--protected-mode", "no", "--dir", dir.toString(),
                 "--daemonize", "no"));
+        if (debugCommandOption(server)) {
+            command.addAll(List.of("--enable-debug-command", "yes")); // Redis 7 refuses DEBUG SLEEP without it
+        }
         command.addAll(extraArgs);
         File log = dir.resolve("redis.log").toFile();
         process = new ProcessBuilder(command).redirectErrorStream(true)
@@ -167,6 +170,14 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
             }
         }
         return binary;
+    }
+
+    /** True when {@code server} is Redis 7 or later, which has (and needs) {@code --enable-debug-command}. */
+    private static boolean debugCommandOption(String server) throws IOException {
+        Process version = new ProcessBuilder(server, "--version").redirectErrorStream(true).start();
+        String text = new String(version.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        java.util.regex.Matcher major = java.util.regex.Pattern.compile(" v=(\\d+)\\.").matcher(text);
+        return major.find() && Integer.parseInt(major.group(1)) >= 7;
     }
 
     private static boolean runs(String server) {
