@@ -13,6 +13,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -29,6 +30,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -36,6 +38,12 @@ import java.util.function.Consumer;
 /**
  * The store's transport on Lettuce: one connection to Redis (standalone, Sentinel or Cluster) shared by every
  * request, and one more for announcements, with two I/O threads of Lettuce's own.
+ *
+ * <p>How a call names the script: on a single Redis (or Sentinel's master) of version 7 or later, the connection loads
+ * the script as a function library and calls it with {@code FCALL} (Redis then makes the script's local functions once,
+ * not on every call); elsewhere (an older Redis, a cluster, an ACL without {@code FUNCTION}) it loads the script and
+ * calls it with {@code EVALSHA}. A call that finds neither loaded (Redis restarted or flushed) is sent again as
+ * {@code EVAL}, and the function library loaded again.
  *
  * <p>What a call costs: its command writes itself into Netty's buffer ({@link ScriptCommand}: no argument is turned
  * into text first) and reads its reply into the call's array of integers. Commands are written together: the
@@ -69,6 +77,10 @@ public final class LettuceTransport implements RedisTransport {
     private final RedisScript script = RedisScript.COUNTS;
     final byte[] sha = script.shaBytes();
     final byte[] text = script.textBytes();
+    final byte[] function = script.functionNameBytes();
+    /** How calls name the script: chosen when the connection is made; {@code SCRIPT} while the library is reloaded. */
+    private volatile ScriptCommand.Form form = ScriptCommand.Form.SCRIPT;
+    private final AtomicBoolean reloading = new AtomicBoolean();
     private final AtomicReference<CompletableFuture<StatefulConnection<String, String>>> attempt = new AtomicReference<>();
     private final AtomicInteger outstanding = new AtomicInteger();
     private volatile long nextAttempt;
@@ -128,11 +140,11 @@ public final class LettuceTransport implements RedisTransport {
         }
         CompletableFuture<StatefulConnection<String, String>> connected = connection();
         if (connected.isDone() && !connected.isCompletedExceptionally()) {
-            dispatch(connected.join(), new ScriptCommand(this, call, false, routing(call)));
+            dispatch(connected.join(), new ScriptCommand(this, call, form, routing(call)));
         } else {
             connected.whenComplete((connection, failure) -> {
                 if (failure == null) {
-                    dispatch(connection, new ScriptCommand(this, call, false, routing(call)));
+                    dispatch(connection, new ScriptCommand(this, call, form, routing(call)));
                 } else {
                     call.failed(unwrap(failure));
                 }
@@ -163,14 +175,46 @@ public final class LettuceTransport implements RedisTransport {
         }
     }
 
-    /** Redis did not know the script: the same call as {@code EVAL}, which also caches it. */
-    void resendAsEval(ScriptCall call) {
+    /**
+     * Redis did not know the script or function named as {@code failed}: the same call as {@code EVAL}, which also
+     * caches the script; a function library missing is loaded again, calls naming the script meanwhile.
+     */
+    void resendAsText(ScriptCall call, ScriptCommand.Form failed) {
         StatefulConnection<String, String> connection = live;
         if (connection == null) {
             call.failed(new RedisConnectionException("not connected"));
             return;
         }
-        dispatch(connection, new ScriptCommand(this, call, true, routing(call)));
+        if (failed == ScriptCommand.Form.FUNCTION && connection instanceof StatefulRedisConnection<String, String> c
+                && reloading.compareAndSet(false, true)) {
+            form = ScriptCommand.Form.SCRIPT;
+            loadFunction(c).whenComplete((loaded, failure) -> reloading.set(false));
+        }
+        dispatch(connection, new ScriptCommand(this, call, ScriptCommand.Form.TEXT, routing(call)));
+    }
+
+    /**
+     * Loads the function library on {@code connection} (an instance may have loaded it first: that is as good); on
+     * success, calls name the function from now on. Completes with whether it is there; never fails.
+     */
+    private CompletionStage<Boolean> loadFunction(StatefulRedisConnection<String, String> connection) {
+        CompletableFuture<Boolean> done = new CompletableFuture<>();
+        CompletionStage<String> loading;
+        try {
+            loading = connection.async().functionLoad(script.functionLibrary());
+        } catch (RuntimeException e) {
+            done.complete(false);
+            return done;
+        }
+        connection.flushCommands();
+        loading.whenComplete((name, failure) -> {
+            boolean there = failure == null || RedisScript.libraryLoaded(unwrap(failure).getMessage());
+            if (there) {
+                form = ScriptCommand.Form.FUNCTION;
+            }
+            done.complete(there);
+        });
+        return done;
     }
 
     /** On a cluster, the first key, by which Lettuce finds the node of the call's slot; elsewhere none is needed. */
@@ -244,19 +288,27 @@ public final class LettuceTransport implements RedisTransport {
     }
 
     /**
-     * Loads the script before the connection serves its first request, so that the first {@code EVALSHA}s find it
-     * (and a give-back cannot overtake a later request through the {@code EVAL} fallback). Not loading it (e.g. an
-     * ACL without {@code SCRIPT}) is no failure.
+     * Loads the function library (a single Redis of version 7 or later), or else the script, before the connection
+     * serves its first request, so that the first calls find it (and a give-back cannot overtake a later request
+     * through the {@code EVAL} fallback). Loading neither (e.g. an ACL without {@code FUNCTION} and {@code SCRIPT})
+     * is no failure: calls then go as {@code EVALSHA}, and {@code EVAL} when Redis does not know the script.
      */
     private void preload(StatefulConnection<String, String> connection, CompletableFuture<StatefulConnection<String, String>> connected) {
-        CompletionStage<String> loading;
-        if (connection instanceof StatefulRedisClusterConnection<String, String> c) {
-            loading = c.async().scriptLoad(script.text());
-        } else {
-            loading = ((io.lettuce.core.api.StatefulRedisConnection<String, String>) connection).async().scriptLoad(script.text());
-        }
-        connection.flushCommands();
-        loading.whenComplete((loaded, failure) -> {
+        CompletionStage<Boolean> function = connection instanceof StatefulRedisConnection<String, String> single
+                ? loadFunction(single) : CompletableFuture.completedFuture(false);
+        function.thenCompose(loaded -> {
+            if (loaded) {
+                return CompletableFuture.completedFuture(null);
+            }
+            CompletionStage<String> loading;
+            if (connection instanceof StatefulRedisClusterConnection<String, String> c) {
+                loading = c.async().scriptLoad(script.text());
+            } else {
+                loading = ((StatefulRedisConnection<String, String>) connection).async().scriptLoad(script.text());
+            }
+            connection.flushCommands();
+            return loading.handle((done, failure) -> null);
+        }).whenComplete((done, failure) -> {
             live = connection;
             connected.complete(connection);
         });

@@ -1,5 +1,6 @@
 package dev.ratelimit.redis.internal;
 
+import dev.ratelimit.redis.transport.RedisScript;
 import dev.ratelimit.redis.transport.ScriptCall;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.codec.StringCodec;
@@ -16,9 +17,9 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
- * One script call as a Lettuce command: {@code EVALSHA} (or {@code EVAL}) written straight into Netty's buffer by the
- * call itself ({@link ByteBufArguments}), its reply read into the call's array of integers ({@link Integers}), and
- * the call completed on the I/O thread, with no future of Lettuce's in between.
+ * One script call as a Lettuce command: {@code FCALL}, {@code EVALSHA} or {@code EVAL} ({@link Form}) written straight
+ * into Netty's buffer by the call itself ({@link ByteBufArguments}), its reply read into the call's array of integers
+ * ({@link Integers}), and the call completed on the I/O thread, with no future of Lettuce's in between.
  *
  * <p>Completed once ({@code finished}, by compare-and-set: Lettuce's timeout and the reply may race); the transport
  * hears of every completion ({@link LettuceTransport#completed}), which flushes what waits.
@@ -27,33 +28,53 @@ final class ScriptCommand extends Command<String, String, Object> implements Com
 
     private static final AtomicIntegerFieldUpdater<ScriptCommand> FINISHED =
             AtomicIntegerFieldUpdater.newUpdater(ScriptCommand.class, "finished");
-    private static final String NOSCRIPT = "NOSCRIPT";
+
+    /** How a call names the script. */
+    enum Form {
+        /** {@code FCALL}: the function of the library loaded at connection (Redis 7 and later). */
+        FUNCTION(CommandType.FCALL),
+        /** {@code EVALSHA}: the script loaded at connection. */
+        SCRIPT(CommandType.EVALSHA),
+        /** {@code EVAL}: the script's text, when Redis has neither. */
+        TEXT(CommandType.EVAL);
+
+        final CommandType type;
+        final byte[] command;
+
+        Form(CommandType type) {
+            this.type = type;
+            this.command = type.getBytes();
+        }
+    }
 
     final ScriptCall call;
     private final LettuceTransport transport;
-    private final boolean eval;
+    private final Form form;
     private final Integers reply;
     private volatile int finished;
     /** Lettuce's timeout, cancelled on completion; set before the command is written. */
     private BiConsumer<Object, Throwable> onComplete;
 
-    ScriptCommand(LettuceTransport transport, ScriptCall call, boolean eval, CommandArgs<String, String> routing) {
-        this(transport, call, eval, routing, new Integers(call.reply()));
+    ScriptCommand(LettuceTransport transport, ScriptCall call, Form form, CommandArgs<String, String> routing) {
+        this(transport, call, form, routing, new Integers(call.reply()));
     }
 
-    private ScriptCommand(LettuceTransport transport, ScriptCall call, boolean eval, CommandArgs<String, String> routing,
+    private ScriptCommand(LettuceTransport transport, ScriptCall call, Form form, CommandArgs<String, String> routing,
                           Integers reply) {
-        super(eval ? CommandType.EVAL : CommandType.EVALSHA, reply, routing);
+        super(form.type, reply, routing);
         this.transport = transport;
         this.call = call;
-        this.eval = eval;
+        this.form = form;
         this.reply = reply;
     }
 
     @Override
     public void encode(ByteBuf buf) {
-        ByteBufArguments.writeCall(buf, eval ? CommandType.EVAL.getBytes() : CommandType.EVALSHA.getBytes(),
-                eval ? transport.text : transport.sha, call);
+        ByteBufArguments.writeCall(buf, form.command, switch (form) {
+            case FUNCTION -> transport.function;
+            case SCRIPT -> transport.sha;
+            case TEXT -> transport.text;
+        }, call);
     }
 
     @Override
@@ -66,8 +87,8 @@ final class ScriptCommand extends Command<String, String, Object> implements Com
         String error = reply.getError();
         if (error == null) {
             call.replied(reply.count());
-        } else if (!eval && error.startsWith(NOSCRIPT)) {
-            transport.resendAsEval(call); // Redis restarted, or its scripts were flushed
+        } else if (form != Form.TEXT && RedisScript.missing(error)) {
+            transport.resendAsText(call, form); // Redis restarted, or its scripts or functions were flushed
         } else {
             call.failed(new RedisCommandExecutionException(error));
         }

@@ -4,6 +4,11 @@
 -- wait (SPEC 20); or gives back what a decision spent; or, for the admin API (SPEC 19), reads one count
 -- without spending or forgets it.
 --
+-- One call is run(KEYS, ARGV). The last line calls it, so the file is a script for EVAL/EVALSHA; without that
+-- line it is a Redis Function library (Redis 7) whose function is run (RedisScript.functionLibrary), made once
+-- when the library loads instead of on every call. So nothing outside run reads a global or calls Redis (a
+-- library may do neither while it loads), and what a call is about (now, padding, channel) is set by run.
+--
 -- Times are in microseconds, integers well inside a double's 2^53 (so a % b and floor(a / b) are exact).
 -- A count is one string value, packed with struct (little-endian doubles):
 --   window  'w', S (a byte: 8 sliding, 9 strict: the steps a permit stays out), anchor, step, limit, newest,
@@ -56,25 +61,16 @@
 -- inspect: ARGV[5 .. 11] as for acquire, of one limit (permits 1, no wait, no receipt)
 --          Reply: permits left; reset as for acquire; permits in debt (spent past the limit by a charge)
 -- restart: no more arguments. Reply: 0
-local floor, max, min = math.floor, math.max, math.min
-local spack, sunpack = struct.pack, struct.unpack
-
-local now
-if ARGV[2] == '' then
-  if redis.replicate_commands then
-    redis.replicate_commands() -- Redis < 5: TIME before a write needs effects replication
-  end
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-else
-  now = tonumber(ARGV[2])
-end
-local padding = tonumber(ARGV[3])
-local channel = ARGV[4]
+-- the globals it uses, read by the first call (a function library may not read globals while it loads)
+local floor, max, min, spack, sunpack, sbyte, tonum, unpackn
+-- what the current call is about, set by each call (run)
+local now, padding, channel
 local INT_MAX = 2147483647
 local CAP = 4503599627370496 -- 2^52 us (142 years): how far past now a bucket in debt may go
 local WINDOW = {[8] = '<c1Bdddddddddddd', [9] = '<c1Bddddddddddddd'} -- untagged: tag 0
 local WINDOW_BYTES = {[8] = 2 + 8 * 12, [9] = 2 + 8 * 13}
+local HEAD = '<dddd' -- a window's anchor, step, limit, newest, from its third byte
+local SLOTS = {[8] = '<dddddddd', [9] = '<ddddddddd'} -- its slots, from its 35th byte
 local TAG = '<d'
 local TAG_BYTES = 8
 local RESERVED = '<dd'
@@ -82,43 +78,52 @@ local RESERVED_BYTES = 16
 local BUCKET = '<c1dddd' -- untagged: tag 0
 local BUCKET_BYTES = 1 + 8 * 4
 local TAGGED_BUCKET = '<c1ddddd'
+local NONE = {} -- the reservations of a window that holds none: never written to (spendAt makes a window its own)
 
 -- windows: c = {S, a (anchor), s (step), l (limit), n (newest step), sum, [1 .. S] = slots,
 --               r (steps reserved ahead of the clock), rs[1 .. r] (those steps, ascending), rp[1 .. r] (permits)}
 
 local function newWindow(steps, limit, step, tag)
-  local c = {S = steps, a = now, s = step, l = limit, n = 0, sum = 0, tag = tag, r = 0, rs = {}, rp = {}}
-  for x = 1, steps do
-    c[x] = 0
+  -- every field a count gets, in the constructor: the table is made once, at its size
+  if steps == 8 then
+    return {0, 0, 0, 0, 0, 0, 0, 0, S = 8, a = now, s = step, l = limit, n = 0, sum = 0, tag = tag, r = 0, rs = NONE,
+            rp = NONE, kind = 0, permits = 0, wait = 0, changed = false}
   end
-  return c
+  return {0, 0, 0, 0, 0, 0, 0, 0, 0, S = 9, a = now, s = step, l = limit, n = 0, sum = 0, tag = tag, r = 0, rs = NONE,
+          rp = NONE, kind = 0, permits = 0, wait = 0, changed = false}
 end
 
 -- the window of a stored value (moved to now: steps that left it gave their permits back, reserved steps that the
 -- clock reached joined it), or nil
 local function loadWindow(raw)
-  local S = raw and string.byte(raw, 2)
+  local S = raw and sbyte(raw, 2)
   local bytes = S and WINDOW_BYTES[S]
-  if not bytes or string.byte(raw, 1) ~= 119 or #raw < bytes then
+  if not bytes or sbyte(raw, 1) ~= 119 or #raw < bytes then
     return nil
   end
   local tagged = (#raw - bytes) % RESERVED_BYTES
   if tagged ~= 0 and tagged ~= TAG_BYTES then
     return nil
   end
-  local c = {sunpack(WINDOW[S], raw)}
-  local w = {S = S, a = c[3], s = c[4], l = c[5], n = c[6], sum = 0, tag = 0,
-             r = (#raw - bytes - tagged) / RESERVED_BYTES, rs = {}, rp = {}}
+  local r = (#raw - bytes - tagged) / RESERVED_BYTES
+  local a, s, l, n = sunpack(HEAD, raw, 3)
+  local w = {S = S, a = a, s = s, l = l, n = n, sum = 0, tag = 0, r = r, rs = NONE, rp = NONE, kind = 0, permits = 0,
+             wait = 0, changed = false, sunpack(SLOTS[S], raw, 35)}
+  w[S + 1] = nil -- where unpacking ended
+  local sum = 0
   for x = 1, S do
-    w[x] = c[6 + x]
-    w.sum = w.sum + w[x]
+    sum = sum + w[x]
   end
+  w.sum = sum
   local at = bytes + 1
   if tagged ~= 0 then
     w.tag, at = sunpack(TAG, raw, at)
   end
-  for i = 1, w.r do
-    w.rs[i], w.rp[i], at = sunpack(RESERVED, raw, at)
+  if r > 0 then
+    w.rs, w.rp = {}, {}
+    for i = 1, r do
+      w.rs[i], w.rp[i], at = sunpack(RESERVED, raw, at)
+    end
   end
   local elapsed = now - w.a
   if elapsed >= (w.n + 1) * w.s then -- a step has passed since the newest
@@ -182,7 +187,7 @@ local function saveWindow(key, c)
     redis.call('DEL', key)
     return
   end
-  local value = spack(WINDOW[c.S], 'w', c.S, c.a, c.s, c.l, c.n, unpack(c, 1, c.S))
+  local value = spack(WINDOW[c.S], 'w', c.S, c.a, c.s, c.l, c.n, unpackn(c, 1, c.S))
   if c.tag ~= 0 or c.r > 0 then
     local parts = {value}
     if c.tag ~= 0 then
@@ -199,15 +204,15 @@ end
 -- buckets: c = {bucket = true, t (tat), e (epoch), i (interval), l (limit), tag}
 
 local function loadBucket(raw)
-  if not raw or string.byte(raw, 1) ~= 98 then
+  if not raw or sbyte(raw, 1) ~= 98 then
     return nil
   end
   if #raw == BUCKET_BYTES then
     local _, t, e, i, l = sunpack(BUCKET, raw)
-    return {bucket = true, t = t, e = e, i = i, l = l, tag = 0}
+    return {bucket = true, t = t, e = e, i = i, l = l, tag = 0, kind = 0, permits = 0, wait = 0, changed = false}
   elseif #raw == BUCKET_BYTES + TAG_BYTES then
     local _, t, e, i, l, tag = sunpack(TAGGED_BUCKET, raw)
-    return {bucket = true, t = t, e = e, i = i, l = l, tag = tag}
+    return {bucket = true, t = t, e = e, i = i, l = l, tag = tag, kind = 0, permits = 0, wait = 0, changed = false}
   end
   return nil
 end
@@ -336,6 +341,9 @@ local function spendAt(c, at, permits)
   if c.r > 0 and c.rs[c.r] == j then
     c.rp[c.r] = min(c.rp[c.r] + permits, INT_MAX)
   else -- callers go first come, first served: a reservation lands in the last reserved step or after it
+    if c.r == 0 then
+      c.rs, c.rp = {}, {}
+    end
     c.r = c.r + 1
     c.rs[c.r], c.rp[c.r] = j, min(permits, INT_MAX)
   end
@@ -399,41 +407,29 @@ local function announce(key)
   end
 end
 
--- release ---------------------------------------------------------------------------------------------
-
-if ARGV[1] == 'r' then
-  local given = 0
-  for k = 1, #KEYS do
-    local raw = redis.call('GET', KEYS[k])
-    local c = loadBucket(raw) or loadWindow(raw)
-    if c then
-      local back = giveBack(c, tonumber(ARGV[2 * k + 3]), tonumber(ARGV[2 * k + 4]))
-      if back > 0 then
-        given = given + back
-        save(KEYS[k], c)
-        announce(KEYS[k])
-      end
-    end
-  end
-  return given
-end
-
 -- acquire ---------------------------------------------------------------------------------------------
+
+local function newBucket(size, limit)
+  return {bucket = true, t = now, e = now, i = size, l = limit, tag = 0, kind = 0, permits = 0, wait = 0, changed = false}
+end
 
 -- the count of KEYS[k] as a request of limit k finds it: first the receipt of ARGV[6k+5] given back (to the
 -- count as it was sized, which issued it); then re-sized when the request's sizing tag is another (as
 -- WindowCount and BucketCount.adopt: the same window, the new limit with the permits spent kept, and a
 -- window's reservations kept as they are, permits promised already; another window or algorithm, afresh);
 -- then sized by the request if it holds nothing. c.changed: the give-back changed what is stored
-local function load(k)
+local function load(KEYS, ARGV, k)
   local code = ARGV[6 * k]
-  local algorithm = string.byte(code, 1)
-  local tag, window = string.match(code, '^..(%-?%d*)/?(%d*)$')
-  tag = tonumber(tag) or 0
-  window = tonumber(window) or 0
-  local limit = tonumber(ARGV[6 * k + 1])
-  local size = tonumber(ARGV[6 * k + 2])
-  local permits = tonumber(ARGV[6 * k + 3])
+  local algorithm = sbyte(code, 1)
+  local tag, window = 0, 0
+  if #code > 2 then
+    local t, w = string.match(code, '^..(%-?%d*)/?(%d*)$')
+    tag = tonum(t) or 0
+    window = tonum(w) or 0
+  end
+  local limit = tonum(ARGV[6 * k + 1])
+  local size = tonum(ARGV[6 * k + 2])
+  local permits = tonum(ARGV[6 * k + 3])
   local receipt = ARGV[6 * k + 5]
   local raw = redis.call('GET', KEYS[k])
   local c
@@ -444,13 +440,13 @@ local function load(k)
   end
   local changed = false
   if c and receipt ~= '' then
-    changed = giveBack(c, tonumber(receipt), permits) > 0
+    changed = giveBack(c, tonum(receipt), permits) > 0
   end
   if algorithm == 98 then
     if c and c.tag ~= tag and c.t > now and not (c.l == limit and c.i == size) then
       -- another limit over the same window keeps the share of the capacity out (as BucketCount.adopt)
       local out = c.t - now
-      local b = {bucket = true, t = now, e = now, i = size, l = limit}
+      local b = newBucket(size, limit)
       if floor((window * 1000000 + c.l - 1) / c.l) == c.i then
         b.t = now + min(floor(out / c.i) * size + floor((out % c.i) * size / c.i), CAP)
       end
@@ -458,7 +454,7 @@ local function load(k)
     end
     if not c or c.t <= now then
       -- missing or full (holds nothing): sized by this request; a new epoch begins
-      c = {bucket = true, t = now, e = now, i = size, l = limit}
+      c = newBucket(size, limit)
     end
   else
     if c and c.tag ~= tag then
@@ -473,78 +469,120 @@ local function load(k)
     end
   end
   c.tag = tag
-  c.kind = string.byte(code, 2) -- a 97, s 115, c 99
+  c.kind = sbyte(code, 2) -- a 97, s 115, c 99
   c.permits = permits
-  c.wait = tonumber(ARGV[6 * k + 4])
+  c.wait = tonum(ARGV[6 * k + 4])
   c.changed = changed
   return c
 end
 
-if ARGV[1] == 'x' then
-  redis.call('DEL', KEYS[1])
-  announce(KEYS[1])
-  return 0
-end
+-- one call ---------------------------------------------------------------------------------------------
 
-if ARGV[1] == 'i' then
-  local c = load(1)
-  local debt
-  if c.bucket then
-    local over = c.t - now - c.l * c.i
-    debt = over > 0 and floor((over + c.i - 1) / c.i) or 0
-  else
-    debt = max(0, c.sum - c.l)
+local function run(KEYS, ARGV)
+  if not spack then
+    floor, max, min = math.floor, math.max, math.min
+    spack, sunpack = struct.pack, struct.unpack
+    sbyte, tonum, unpackn = string.byte, tonumber, unpack
   end
-  return {remaining(c), reset(c), debt}
-end
-
-local counts = {}
-local all = ARGV[1] == 'a'
-local goAt = now + tonumber(ARGV[5]) -- when the call goes: the latest grant of its limits that wait
-for k = 1, #KEYS do
-  local c = load(k)
-  if c.kind == 97 and c.wait == 0 then
-    all = all and has(c, c.permits)
-  elseif c.kind == 97 then
-    local grant = grantAt(c, c.permits)
-    all = all and grant - now <= c.wait
-    goAt = max(goAt, grant)
-  end
-  counts[k] = c
-end
-
-local reply = {}
-for k = 1, #KEYS do
-  local c = counts[k]
-  local can = c.kind == 99 or has(c, c.permits)
-  local state, left, retry, receipt, wait = 2, 0, 0, -1, 0
-  if all and c.kind == 97 and goAt > now then
-    -- every enforced limit spends where the call goes, in the step (at the instant) of the latest grant
-    receipt = spendAt(c, goAt, c.permits)
-    state, left, wait = 0, remaining(c), goAt - now
-  elseif all and can then
-    receipt = spend(c, c.permits)
-    state, left = 0, remaining(c)
-  elseif can or (c.kind == 97 and c.wait > 0 and grantAt(c, c.permits) - now <= c.wait) then
-    state, left = 1, remaining(c)
-  else
-    retry = grantAt(c, c.permits) - now
-    if c.kind == 97 and c.wait == 0 then
-      flag(KEYS[k], retry)
+  if ARGV[2] == '' then
+    if redis.replicate_commands then
+      redis.replicate_commands() -- Redis < 5: TIME before a write needs effects replication
     end
+    local t = redis.call('TIME')
+    now = tonum(t[1]) * 1000000 + tonum(t[2])
+  else
+    now = tonum(ARGV[2])
   end
-  if state == 0 or c.changed then
-    save(KEYS[k], c)
+  padding = tonum(ARGV[3])
+  channel = ARGV[4]
+  local mode = ARGV[1]
+
+  if mode == 'r' then
+    local given = 0
+    for k = 1, #KEYS do
+      local raw = redis.call('GET', KEYS[k])
+      local c = loadBucket(raw) or loadWindow(raw)
+      if c then
+        local back = giveBack(c, tonum(ARGV[2 * k + 3]), tonum(ARGV[2 * k + 4]))
+        if back > 0 then
+          given = given + back
+          save(KEYS[k], c)
+          announce(KEYS[k])
+        end
+      end
+    end
+    return given
   end
-  if c.changed then
-    announce(KEYS[k]) -- a split request moved its permits: the count may hold more now
+
+  if mode == 'x' then
+    redis.call('DEL', KEYS[1])
+    announce(KEYS[1])
+    return 0
   end
-  local at = 6 * (k - 1)
-  reply[at + 1] = state
-  reply[at + 2] = left
-  reply[at + 3] = reset(c)
-  reply[at + 4] = retry
-  reply[at + 5] = receipt
-  reply[at + 6] = wait
+
+  if mode == 'i' then
+    local c = load(KEYS, ARGV, 1)
+    local debt
+    if c.bucket then
+      local over = c.t - now - c.l * c.i
+      debt = over > 0 and floor((over + c.i - 1) / c.i) or 0
+    else
+      debt = max(0, c.sum - c.l)
+    end
+    return {remaining(c), reset(c), debt}
+  end
+
+  local n = #KEYS
+  local counts = {}
+  local all = mode == 'a'
+  local goAt = now + tonum(ARGV[5]) -- when the call goes: the latest grant of its limits that wait
+  for k = 1, n do
+    local c = load(KEYS, ARGV, k)
+    if c.kind == 97 and c.wait == 0 then
+      all = all and has(c, c.permits)
+    elseif c.kind == 97 then
+      local grant = grantAt(c, c.permits)
+      all = all and grant - now <= c.wait
+      goAt = max(goAt, grant)
+    end
+    counts[k] = c
+  end
+
+  local reply = n == 1 and {0, 0, 0, 0, 0, 0} or {}
+  for k = 1, n do
+    local c = counts[k]
+    local can = c.kind == 99 or has(c, c.permits)
+    local state, left, retry, receipt, wait = 2, 0, 0, -1, 0
+    if all and c.kind == 97 and goAt > now then
+      -- every enforced limit spends where the call goes, in the step (at the instant) of the latest grant
+      receipt = spendAt(c, goAt, c.permits)
+      state, left, wait = 0, remaining(c), goAt - now
+    elseif all and can then
+      receipt = spend(c, c.permits)
+      state, left = 0, remaining(c)
+    elseif can or (c.kind == 97 and c.wait > 0 and grantAt(c, c.permits) - now <= c.wait) then
+      state, left = 1, remaining(c)
+    else
+      retry = grantAt(c, c.permits) - now
+      if c.kind == 97 and c.wait == 0 then
+        flag(KEYS[k], retry)
+      end
+    end
+    if state == 0 or c.changed then
+      save(KEYS[k], c)
+    end
+    if c.changed then
+      announce(KEYS[k]) -- a split request moved its permits: the count may hold more now
+    end
+    local at = 6 * (k - 1)
+    reply[at + 1] = state
+    reply[at + 2] = left
+    reply[at + 3] = reset(c)
+    reply[at + 4] = retry
+    reply[at + 5] = receipt
+    reply[at + 6] = wait
+  end
+  return reply
 end
-return reply
+
+return run(KEYS, ARGV)

@@ -32,10 +32,29 @@ public record CommandStats(Map<String, Long> succeeded, Map<String, Long> failed
         return delta(succeeded, before.succeeded);
     }
 
-    /** Script calls ({@code EVALSHA} and {@code EVAL}) that succeeded since {@code before}. */
+    /** Script calls ({@code FCALL}, {@code EVALSHA} and {@code EVAL}) that succeeded since {@code before}. */
     public long scriptCallsSince(CommandStats before) {
         Map<String, Long> since = succeededSince(before);
-        return since.getOrDefault("evalsha", 0L) + since.getOrDefault("eval", 0L);
+        return since.getOrDefault("fcall", 0L) + since.getOrDefault("evalsha", 0L) + since.getOrDefault("eval", 0L);
+    }
+
+    /**
+     * The command a store's calls are on a single Redis: {@code fcall} (the script as a function library) from Redis 7
+     * on, {@code evalsha} before.
+     */
+    public static String scriptCommand(Resp resp) {
+        return majorVersion(resp) >= 7 ? "fcall" : "evalsha";
+    }
+
+    /** The major version of the Redis {@code resp} talks to ({@code INFO server}). */
+    public static int majorVersion(Resp resp) {
+        for (String line : resp.string("INFO", "server").split("\r\n")) {
+            if (line.startsWith("redis_version:")) {
+                String version = line.substring("redis_version:".length());
+                return Integer.parseInt(version.substring(0, version.indexOf('.')));
+            }
+        }
+        throw new IllegalStateException("INFO server names no redis_version");
     }
 
     /** The commands that failed since {@code before}, with how many times. */

@@ -23,10 +23,15 @@ public final class Resp implements AutoCloseable {
     private final OutputStream out;
 
     public Resp(int port) {
+        this(port, 10_000);
+    }
+
+    /** @param timeoutMillis how long a reply may take (a probe of a port that may not be Redis' waits less) */
+    public Resp(int port, int timeoutMillis) {
         try {
             socket = new Socket();
             socket.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
-            socket.setSoTimeout(10_000);
+            socket.setSoTimeout(timeoutMillis);
             in = new BufferedInputStream(socket.getInputStream());
             out = socket.getOutputStream();
         } catch (IOException e) {

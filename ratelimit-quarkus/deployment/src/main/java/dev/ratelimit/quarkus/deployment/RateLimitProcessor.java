@@ -13,9 +13,11 @@ import dev.ratelimit.quarkus.runtime.RateLimitConfigBuilder;
 import dev.ratelimit.quarkus.runtime.RateLimitFilters;
 import dev.ratelimit.quarkus.runtime.RateLimitRecorder;
 import dev.ratelimit.quarkus.runtime.RateLimitStarted;
+import dev.ratelimit.quarkus.runtime.ScopeFilter;
 import dev.ratelimit.quarkus.runtime.ResourceMethodHandler;
 import dev.ratelimit.quarkus.runtime.ResourceMethodLimits;
 import dev.ratelimit.quarkus.runtime.VertxRequestLedgers;
+import dev.ratelimit.jaxrs.RateLimitFeature;
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.arc.deployment.AnnotationsTransformerBuildItem;
 import io.quarkus.arc.deployment.BeanContainerBuildItem;
@@ -40,9 +42,12 @@ import io.quarkus.resteasy.reactive.common.deployment.ApplicationResultBuildItem
 import io.quarkus.resteasy.reactive.common.deployment.ResourceScanningResultBuildItem;
 import io.quarkus.resteasy.reactive.server.deployment.SetupEndpointsResultBuildItem;
 import io.quarkus.resteasy.reactive.server.spi.MethodScannerBuildItem;
+import io.quarkus.resteasy.reactive.spi.ContainerRequestFilterBuildItem;
 import io.quarkus.resteasy.reactive.spi.CustomContainerRequestFilterBuildItem;
 import io.quarkus.resteasy.reactive.spi.CustomContainerResponseFilterBuildItem;
 import jakarta.inject.Singleton;
+import jakarta.ws.rs.Priorities;
+import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -54,6 +59,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.jandex.AnnotationInstance;
+import org.jboss.jandex.AnnotationTarget;
 import org.jboss.jandex.AnnotationTransformation;
 import org.jboss.jandex.ClassInfo;
 import org.jboss.jandex.DotName;
@@ -77,6 +83,13 @@ class RateLimitProcessor {
     static final String FEATURE = "ratelimit";
     private static final DotName LIBRARY_FEATURE = DotName.createSimple("dev.ratelimit.jaxrs.RateLimitFeature");
     private static final DotName ADMIN_RESOURCE = DotName.createSimple("dev.ratelimit.jaxrs.internal.AdminResource");
+    private static final DotName CONTAINER_REQUEST_FILTER = DotName.createSimple("jakarta.ws.rs.container.ContainerRequestFilter");
+    private static final DotName PRE_MATCHING = DotName.createSimple("jakarta.ws.rs.container.PreMatching");
+    private static final DotName NON_BLOCKING = DotName.createSimple("io.smallrye.common.annotation.NonBlocking");
+    private static final DotName ADMIN_PATH_FILTER = DotName.createSimple("dev.ratelimit.jaxrs.internal.AdminPathFilter");
+    private static final DotName PRIORITY = DotName.createSimple("jakarta.annotation.Priority");
+    private static final DotName SERVER_REQUEST_FILTER =
+            DotName.createSimple("org.jboss.resteasy.reactive.server.ServerRequestFilter");
 
     @BuildStep
     FeatureBuildItem feature() {
@@ -252,11 +265,72 @@ class RateLimitProcessor {
         }
     }
 
+    /**
+     * The library's request and response filters, and each scope's filter ({@link ScopeFilter}) at its priority:
+     * non-blocking (on the event loop, before a blocking method is dispatched to a worker) unless a request filter of
+     * the application's, not non-blocking, would run before the PRINCIPAL scope (pre-matching, or of a priority up to
+     * its): Quarkus REST runs the non-blocking filters first, so the limits would then be decided before it, and a
+     * user's own authentication or authorization filter must run first. Nor when authentication is not proactive (the
+     * caller would be resolved on the event loop, which must not wait). Any such filter in the index counts, whatever
+     * it is bound to.
+     */
     @BuildStep
-    void filters(BuildProducer<CustomContainerRequestFilterBuildItem> requests,
-                 BuildProducer<CustomContainerResponseFilterBuildItem> responses) {
+    void filters(CombinedIndexBuildItem combined, BuildProducer<CustomContainerRequestFilterBuildItem> requests,
+                 BuildProducer<CustomContainerResponseFilterBuildItem> responses,
+                 BuildProducer<ContainerRequestFilterBuildItem> scopes,
+                 BuildProducer<BuildTimeConditionBuildItem> conditions) {
         requests.produce(new CustomContainerRequestFilterBuildItem(RateLimitFilters.class.getName()));
         responses.produce(new CustomContainerResponseFilterBuildItem(RateLimitFilters.class.getName()));
+        boolean proactive = ConfigProvider.getConfig().getOptionalValue("quarkus.http.auth.proactive", Boolean.class)
+                .orElse(true);
+        boolean beforeDispatch = proactive
+                && firstBlockingRequestFilter(combined.getIndex()) > RateLimitFeature.PRINCIPAL_PRIORITY;
+        scopes.produce(new ContainerRequestFilterBuildItem.Builder(ScopeFilter.Transport.class.getName())
+                .setPriority(RateLimitFeature.TRANSPORT_PRIORITY).setNonBlockingRequired(beforeDispatch).build());
+        scopes.produce(new ContainerRequestFilterBuildItem.Builder(ScopeFilter.Principal.class.getName())
+                .setPriority(RateLimitFeature.PRINCIPAL_PRIORITY).setNonBlockingRequired(beforeDispatch).build());
+        ClassInfo adminPath = combined.getIndex().getClassByName(ADMIN_PATH_FILTER);
+        if (beforeDispatch && adminPath != null) {
+            // Quarkus REST wants every non-blocking filter before any other, pre-matching ones included: the library's
+            // admin path filter (pre-matching, on the event loop as every pre-matching filter, blocking nothing) is
+            // registered as non-blocking instead of found as a provider
+            conditions.produce(new BuildTimeConditionBuildItem(adminPath, false));
+            scopes.produce(new ContainerRequestFilterBuildItem.Builder(ADMIN_PATH_FILTER.toString()).setPreMatching(true)
+                    .setNonBlockingRequired(true).build());
+        }
+    }
+
+    /**
+     * The lowest priority of the request filters in {@code index}, other than the library's, that are not non-blocking
+     * ({@code Integer.MAX_VALUE}: none; {@code Integer.MIN_VALUE} for a pre-matching one, which runs before any other):
+     * classes implementing {@code ContainerRequestFilter} and methods annotated {@code @ServerRequestFilter}.
+     */
+    static int firstBlockingRequestFilter(IndexView index) {
+        int first = Integer.MAX_VALUE;
+        for (ClassInfo c : index.getAllKnownImplementors(CONTAINER_REQUEST_FILTER)) {
+            if (c.isInterface() || Modifier.isAbstract(c.flags()) || library(c) || c.hasDeclaredAnnotation(NON_BLOCKING)) {
+                continue;
+            }
+            AnnotationInstance priority = c.declaredAnnotation(PRIORITY);
+            first = Math.min(first, c.hasDeclaredAnnotation(PRE_MATCHING) ? Integer.MIN_VALUE // runs before any other
+                    : priority == null ? Priorities.USER : priority.value().asInt());
+        }
+        for (AnnotationInstance filter : index.getAnnotations(SERVER_REQUEST_FILTER)) {
+            if (filter.target().kind() != AnnotationTarget.Kind.METHOD
+                    || library(filter.target().asMethod().declaringClass())
+                    || filter.valueWithDefault(index, "nonBlocking").asBoolean()) {
+                continue;
+            }
+            first = Math.min(first, filter.valueWithDefault(index, "preMatching").asBoolean() ? Integer.MIN_VALUE
+                    : filter.valueWithDefault(index, "priority").asInt());
+        }
+        return first;
+    }
+
+    /** The library's own filters: this extension's runtime and ratelimit-jaxrs (not an application's dev.ratelimit.*). */
+    private static boolean library(ClassInfo c) {
+        String name = c.name().toString();
+        return name.startsWith("dev.ratelimit.quarkus.runtime.") || name.startsWith("dev.ratelimit.jaxrs.");
     }
 
     /**

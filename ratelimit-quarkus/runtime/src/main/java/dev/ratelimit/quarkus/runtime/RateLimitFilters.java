@@ -3,7 +3,6 @@ package dev.ratelimit.quarkus.runtime;
 import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.lifecycle.RequestLifecycle;
 import dev.ratelimit.core.lifecycle.Suspension;
-import dev.ratelimit.jaxrs.RateLimitFeature;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
@@ -17,7 +16,8 @@ import org.jboss.resteasy.reactive.server.spi.ResteasyReactiveContainerRequestCo
  * resource method. What is Quarkus' own: the request's {@link RequestState} (its ledger, and the Vert.x response's
  * headers as the sink of the rate-limit headers), and a decision that is not there at once (a remote store)
  * suspends the request, which resumes when it arrives: no thread waits, the event loop least of all. A request whose
- * method no limit covers has no state, and each filter returns at once.
+ * method no limit covers has no state, and each filter returns at once. The two scopes decide in filters of their own
+ * ({@link ScopeFilter}), which the build registers on the event loop before a blocking method's dispatch where it can.
  */
 public class RateLimitFilters {
 
@@ -38,24 +38,6 @@ public class RateLimitFilters {
             }
         }
     };
-
-    /** Between authentication and authorization. */
-    @ServerRequestFilter(priority = RateLimitFeature.TRANSPORT_PRIORITY)
-    public void transport(ResteasyReactiveContainerRequestContext context) {
-        RequestState state = state(context);
-        if (state != null) {
-            decide(context, state, state.method.transport);
-        }
-    }
-
-    /** After authorization. */
-    @ServerRequestFilter(priority = RateLimitFeature.PRINCIPAL_PRIORITY)
-    public void principal(ResteasyReactiveContainerRequestContext context) {
-        RequestState state = state(context);
-        if (state != null) {
-            decide(context, state, state.method.principal);
-        }
-    }
 
     /** After every other request filter. */
     @ServerRequestFilter(priority = Integer.MAX_VALUE)
@@ -78,10 +60,17 @@ public class RateLimitFilters {
         return RequestState.of((ResteasyReactiveRequestContext) context.getServerRequestContext());
     }
 
-    /** The ledger is made by the first scope with limits: the partition is chosen after authentication. */
-    private static void decide(ResteasyReactiveContainerRequestContext context, RequestState state, BoundLimits limits) {
-        if (limits != null && !limits.isEmpty()) {
-            RequestLifecycle.decideScope(state.engine(), state.ledger(), limits, context, SUSPENSION);
+    /**
+     * Decides the TRANSPORT scope ({@code transport}) or the PRINCIPAL one. The ledger is made by the first scope with
+     * limits: the partition is chosen after authentication.
+     */
+    static void decide(ResteasyReactiveContainerRequestContext context, boolean transport) {
+        RequestState state = state(context);
+        if (state != null) {
+            BoundLimits limits = transport ? state.method.transport : state.method.principal;
+            if (limits != null && !limits.isEmpty()) {
+                RequestLifecycle.decideScope(state.engine(), state.ledger(), limits, context, SUSPENSION);
+            }
         }
     }
 }

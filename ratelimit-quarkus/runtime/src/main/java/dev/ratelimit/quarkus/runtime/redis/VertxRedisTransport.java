@@ -29,13 +29,17 @@ import java.util.function.Consumer;
  * handed back to the client's pool). When a connection ends, the next call makes a new one; while connecting fails,
  * calls fail at once and a new attempt is made at most once a second.
  *
+ * <p>How a call names the script: where Redis takes a function library (Redis 7 and later), the connection loads the
+ * script as one and calls it with {@code FCALL}; elsewhere it loads the script and calls it with {@code EVALSHA}
+ * ({@link RedisScript}). A call that finds neither (Redis restarted or flushed) is sent again as {@code EVAL}, and the
+ * library loaded again.
+ *
  * <p>Concurrency: {@code connection} holds the current attempt (a Vert.x future), replaced by compare-and-set when it
  * failed and {@code nextAttempt} has come, or when the connection it made ended.
  */
 public final class VertxRedisTransport implements RedisTransport {
 
     private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
-    private static final String NOSCRIPT = "NOSCRIPT";
 
     private final Vertx vertx;
     private final Redis client;
@@ -43,6 +47,9 @@ public final class VertxRedisTransport implements RedisTransport {
     private final RedisScript script = RedisScript.COUNTS;
     private final byte[] sha = script.shaBytes();
     private final byte[] text = script.textBytes();
+    private final byte[] function = script.functionNameBytes();
+    /** Whether calls name the function (else the script): chosen when a connection is made. */
+    private volatile boolean functions;
     private final AtomicReference<Future<RedisConnection>> connection = new AtomicReference<>();
     private volatile long nextAttempt;
     private volatile boolean closed;
@@ -67,13 +74,13 @@ public final class VertxRedisTransport implements RedisTransport {
         }
         Future<RedisConnection> current = connection();
         if (current.succeeded()) {
-            send(current.result(), call, false);
+            send(current.result(), call, functions ? Command.FCALL : Command.EVALSHA);
         } else if (current.failed()) {
             call.failed(current.cause());
         } else {
             current.onComplete(made -> {
                 if (made.succeeded()) {
-                    send(made.result(), call, false);
+                    send(made.result(), call, functions ? Command.FCALL : Command.EVALSHA);
                 } else {
                     call.failed(made.cause());
                 }
@@ -81,8 +88,10 @@ public final class VertxRedisTransport implements RedisTransport {
         }
     }
 
-    private void send(RedisConnection on, ScriptCall call, boolean eval) {
-        Request request = Request.cmd(eval ? Command.EVAL : Command.EVALSHA).arg(eval ? text : sha).arg(call.keys());
+    /** Sends {@code call} as {@code command}: {@code FCALL}, {@code EVALSHA} or {@code EVAL}. */
+    private void send(RedisConnection on, ScriptCall call, Command command) {
+        Request request = Request.cmd(command)
+                .arg(command == Command.FCALL ? function : command == Command.EVALSHA ? sha : text).arg(call.keys());
         RequestArguments sink = new RequestArguments(request);
         for (int i = 0; i < call.keys(); i++) {
             call.writeKey(i, sink);
@@ -96,8 +105,13 @@ public final class VertxRedisTransport implements RedisTransport {
                 return;
             }
             Throwable failure = answered.cause();
-            if (!eval && failure instanceof Response && String.valueOf(failure.getMessage()).startsWith(NOSCRIPT)) {
-                send(on, call, true); // Redis restarted, or its scripts were flushed
+            if (command != Command.EVAL && failure instanceof Response && RedisScript.missing(failure.getMessage())) {
+                if (command == Command.FCALL) {
+                    // Redis restarted or flushed (a new connection loads the library again), or a cluster whose other
+                    // nodes lack it: the script, from now on
+                    functions = false;
+                }
+                send(on, call, Command.EVAL); // Redis restarted, or its scripts were flushed
             } else {
                 call.failed(failure);
             }
@@ -157,10 +171,26 @@ public final class VertxRedisTransport implements RedisTransport {
             }
             c.exceptionHandler(failure -> ended(next));
             c.endHandler(end -> ended(next));
-            // loaded before the first call, so that the first EVALSHAs find the script; failing to is no failure
-            c.send(Request.cmd(Command.SCRIPT).arg("LOAD").arg(text)).onComplete(loaded -> promise.complete(c));
+            load(c, promise);
         });
         return next;
+    }
+
+    /**
+     * Loads the function library, or else (a Redis before 7, an ACL without {@code FUNCTION}) the script, before the
+     * connection's first call, so that the first calls find it; loading neither is no failure. Then completes
+     * {@code made} with the connection.
+     */
+    private void load(RedisConnection c, io.vertx.core.Promise<RedisConnection> made) {
+        c.send(Request.cmd(Command.FUNCTION).arg("LOAD").arg(script.functionLibrary())).onComplete(library -> {
+            if (library.succeeded() || RedisScript.libraryLoaded(String.valueOf(library.cause().getMessage()))) {
+                functions = true;
+                made.complete(c);
+            } else {
+                functions = false;
+                c.send(Request.cmd(Command.SCRIPT).arg("LOAD").arg(text)).onComplete(loaded -> made.complete(c));
+            }
+        });
     }
 
     /** The connection of {@code attempt} ended: the next call makes a new one. */
