@@ -82,6 +82,47 @@ public class AdminResource {
         }
     }
 
+    /**
+     * A count of a limit per argument, found by the value it counts (an account): the digest is computed here, and
+     * the answer names the partition, never the value.
+     */
+    @GET
+    @Path("limits/{name}/partitions")
+    public Response countByKey(@PathParam("name") String name, @QueryParam("key") String key,
+                               @QueryParam("plan") String plan, @Context SecurityContext security) {
+        Response denied = denied(security);
+        if (denied != null) {
+            return denied;
+        }
+        if (key == null) {
+            return problem(400, "Bad Request", "ratelimit: give the value whose count to read: ?key=<value>");
+        }
+        try {
+            return count(name, admin.keyPartition(name, key), plan, security);
+        } catch (IllegalArgumentException e) {
+            return problem(404, "Not Found", e.getMessage());
+        }
+    }
+
+    /** Starts the count of a limit per argument afresh, found by the value it counts. */
+    @DELETE
+    @Path("limits/{name}/partitions")
+    public Response resetByKey(@PathParam("name") String name, @QueryParam("key") String key,
+                               @QueryParam("plan") String plan, @Context SecurityContext security) {
+        Response denied = denied(security);
+        if (denied != null) {
+            return denied;
+        }
+        if (key == null) {
+            return problem(400, "Bad Request", "ratelimit: give the value whose count to start afresh: ?key=<value>");
+        }
+        try {
+            return reset(name, admin.keyPartition(name, key), plan, security);
+        } catch (IllegalArgumentException e) {
+            return problem(404, "Not Found", e.getMessage());
+        }
+    }
+
     @GET
     @Path("limits/{name}/refused")
     public Response refused(@PathParam("name") String name, @QueryParam("top") String top,
