@@ -261,7 +261,7 @@ class RateLimitIndexProcessorTest {
     private static String limit(String place, String name, int permitLimit, int windowSeconds, String scope,
                                 String algorithm, int cost) {
         return "name=" + name + ";permitLimit=" + permitLimit + ";windowSeconds=" + windowSeconds + ";scope=" + scope
-                + ";algorithm=" + algorithm + ";cost=" + cost + ";maxWaitMillis=0;per=CALLER;place="
+                + ";algorithm=" + algorithm + ";cost=" + cost + ";maxWaitMillis=0;per=CALLER;failuresOnly=false;failureStatuses=400-599;place="
                 + place.replace(",", "%2c");
     }
 }
