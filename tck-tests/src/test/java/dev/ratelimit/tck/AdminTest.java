@@ -40,7 +40,7 @@ class AdminTest extends TckTestBase {
         Map<String, JsonNode> limits = new TreeMap<>();
         body.get("limits").forEach(limit -> limits.put(limit.get("name").asText(), limit));
         List<String> expected = new ArrayList<>(List.of(DEFAULT, BURST, HOURLY, DELETE, EXPORT_LIMIT, MODULE, "reports", "items",
-                "inbox"));
+                "inbox", LoginProtectionTest.LOGIN_ADDRESS, LoginProtectionTest.LOGIN_ACCOUNT));
         if (global().isPresent()) {
             expected.add(GLOBAL);
         }
