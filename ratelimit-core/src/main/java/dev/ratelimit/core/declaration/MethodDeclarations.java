@@ -16,6 +16,8 @@ import java.util.Objects;
  * @param keys        its parameters that carry {@code @RateLimitKey}, in order (a method has at most one that is valid)
  * @param interceptable false when the CDI interceptor cannot reach the method: a resource method of a class that is
  *                    not a CDI bean (a {@code per = ARGUMENT} limit is decided by the interceptor)
+ *
+ * <p>One constructor, the canonical one: a build records these (the Quarkus extension's bytecode recorder).
  */
 public record MethodDeclarations(String where, Kind kind, List<LimitDeclaration> module,
                                  List<LimitDeclaration> classLevel, List<LimitDeclaration> methodLevel,
@@ -42,23 +44,17 @@ public record MethodDeclarations(String where, Kind kind, List<LimitDeclaration>
         }
     }
 
-    /** A method without {@code @RateLimitKey} parameters, which the interceptor reaches. */
-    public MethodDeclarations(String where, Kind kind, List<LimitDeclaration> module, List<LimitDeclaration> classLevel,
-                              List<LimitDeclaration> methodLevel) {
-        this(where, kind, module, classLevel, methodLevel, List.of(), true);
-    }
-
     /** A resource method's declarations. */
     public static MethodDeclarations resourceMethod(String where, List<LimitDeclaration> module,
                                                     List<LimitDeclaration> classLevel,
                                                     List<LimitDeclaration> methodLevel) {
-        return new MethodDeclarations(where, Kind.RESOURCE_METHOD, module, classLevel, methodLevel);
+        return new MethodDeclarations(where, Kind.RESOURCE_METHOD, module, classLevel, methodLevel, List.of(), true);
     }
 
     /** A bean method's declarations: its class's and its own. */
     public static MethodDeclarations beanMethod(String where, List<LimitDeclaration> classLevel,
                                                 List<LimitDeclaration> methodLevel) {
-        return new MethodDeclarations(where, Kind.BEAN_METHOD, List.of(), classLevel, methodLevel);
+        return new MethodDeclarations(where, Kind.BEAN_METHOD, List.of(), classLevel, methodLevel, List.of(), true);
     }
 
     /**
