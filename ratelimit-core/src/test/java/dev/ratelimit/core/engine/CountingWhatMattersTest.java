@@ -99,8 +99,8 @@ class CountingWhatMattersTest {
     @Test
     void aLimitPerAddressCountsEveryCallerOfOneAddressTogetherAndAnotherAddressApart() {
         BoundLimits limits = engine.binder().bindResourceMethod(resource("Login.login()", -1,
-                declared("login-address", 2, 900).per(RateLimitPer.ADDRESS).build(), declared("caller", 10, 60).build()))
-                .transport();
+                declared("caller", 10, 60).build(), declared("login-address", 2, 900).per(RateLimitPer.ADDRESS).build()))
+                .transport(); // two parts: the caller's, then the address's (the answer is the last part's decision)
 
         RateLimitDecision first = decideNow(engine, engine.ledger(from("192.0.2.1", "alice"), null), limits);
         RateLimitDecision second = decideNow(engine, engine.ledger(from("192.0.2.1", "bob"), null), limits);
