@@ -19,18 +19,36 @@ import javax.crypto.spec.SecretKeySpec;
  * of leading and trailing white space ({@link String#strip}: a no-break space too), lower-cased ({@link Locale#ROOT}),
  * unless the key is exact; {@code null} is the empty text.
  *
- * <p>Thread-safe: one {@link Mac} per thread, keyed once (a digest is one call, no lookup of an algorithm).
+ * <p>Thread-safe: one {@link Mac} per thread, keyed once, with the buffers a digest writes into (a digest is one
+ * call, no lookup of an algorithm, and allocates the partition text and the value's bytes only).
  */
 final class ArgumentKeys {
 
     static final String PREFIX = "arg:";
     /** The bytes of the digest kept: 128 bits. */
     private static final int DIGEST_BYTES = 16;
+    /** Base64url of 16 bytes, without padding: 22 characters. */
+    private static final int ENCODED_LENGTH = 22;
     private static final String HMAC = "HmacSHA256";
     private static final Base64.Encoder BASE64URL = Base64.getUrlEncoder().withoutPadding();
 
     private final SecretKeySpec secret;
-    private final ThreadLocal<Mac> macs;
+    private final ThreadLocal<Digester> digesters;
+
+    /** What one thread digests with: its keyed {@link Mac}, the MAC's bytes, and the partition's text being made. */
+    private static final class Digester {
+        final Mac mac;
+        final byte[] mac32 = new byte[32];
+        final byte[] kept = new byte[DIGEST_BYTES];
+        final byte[] encoded = new byte[ENCODED_LENGTH];
+        /** {@code arg:} and the characters of base64url of the bytes kept. */
+        final byte[] text = new byte[PREFIX.length() + ENCODED_LENGTH];
+
+        Digester(Mac mac) {
+            this.mac = mac;
+            PREFIX.getBytes(0, PREFIX.length(), text, 0);
+        }
+    }
 
     /** @param secret the secret's bytes, or null for a random secret of this start */
     ArgumentKeys(byte[] secret) {
@@ -40,7 +58,7 @@ final class ArgumentKeys {
             new SecureRandom().nextBytes(bytes);
         }
         this.secret = new SecretKeySpec(bytes, HMAC);
-        this.macs = ThreadLocal.withInitial(this::newMac);
+        this.digesters = ThreadLocal.withInitial(() -> new Digester(newMac()));
         newMac(); // fails now, not on the first call, where HMAC-SHA-256 is missing
     }
 
@@ -71,11 +89,19 @@ final class ArgumentKeys {
     }
 
     /** {@code arg:} and the digest of {@code text} as it is. */
+    @SuppressWarnings("deprecation") // String.getBytes(int, int, byte[], int): the prefix is ASCII
     String digest(String text) {
-        byte[] mac = macs.get().doFinal(text.getBytes(StandardCharsets.UTF_8));
-        byte[] kept = new byte[DIGEST_BYTES];
-        System.arraycopy(mac, 0, kept, 0, DIGEST_BYTES);
-        return PREFIX.concat(BASE64URL.encodeToString(kept));
+        Digester d = digesters.get();
+        try {
+            d.mac.update(text.getBytes(StandardCharsets.UTF_8));
+            d.mac.doFinal(d.mac32, 0);
+        } catch (javax.crypto.ShortBufferException e) {
+            throw new IllegalStateException("HMAC-SHA-256 is 32 bytes", e);
+        }
+        System.arraycopy(d.mac32, 0, d.kept, 0, DIGEST_BYTES);
+        int length = BASE64URL.encode(d.kept, d.encoded);
+        System.arraycopy(d.encoded, 0, d.text, PREFIX.length(), length);
+        return new String(d.text, 0, PREFIX.length() + length, StandardCharsets.ISO_8859_1);
     }
 
     /** The text of an argument: {@code null} the empty text, an enum its name, anything else its {@code toString}. */

@@ -217,12 +217,12 @@ public final class RateLimitEngine {
         if (permits > 1) {
             checkReachable(ledger, part, permits);
         }
-        if (part.next != null || part.per != RateLimitPer.CALLER) {
+        if (part.next != null) {
             return decideParts(ledger, limits, part, permits, key);
         }
-        // the common case: one part, in the ledger's partition
+        // the common case: one part, in the ledger's partition (or the key's, or the address's)
         RateLimitRequest request = part.request;
-        String partition = ledger.partition();
+        String partition = part.per == RateLimitPer.CALLER ? ledger.partition() : partition(ledger, limits, part, key);
         if (atOnce) {
             RateLimitDecision decision;
             try {
@@ -252,15 +252,23 @@ public final class RateLimitEngine {
         String argument = null;
         for (LiveLimits.Part p = first; p != null; p = p.next) {
             if (p.per == RateLimitPer.ARGUMENT) {
-                if (key == NO_KEY) {
-                    throw new IllegalArgumentException("ratelimit: the limit \"" + p.request.policy(0).name()
-                            + "\" counts per argument: give the key whose count it spends (" + limits.where() + ")");
-                }
-                argument = argumentKeys.partition(key, limits.exactKey()); // one digest per call
+                argument = partition(ledger, limits, p, key); // one digest per call
                 break;
             }
         }
         return decidePart(ledger, first, null, permits, argument);
+    }
+
+    /** The partition of a part that counts per address or per argument (then {@code key}'s digest). */
+    private String partition(RequestLedger ledger, BoundLimits limits, LiveLimits.Part part, Object key) {
+        if (part.per == RateLimitPer.ADDRESS) {
+            return address(ledger);
+        }
+        if (key == NO_KEY) {
+            throw new IllegalArgumentException("ratelimit: the limit \"" + part.request.policy(0).name()
+                    + "\" counts per argument: give the key whose count it spends (" + limits.where() + ")");
+        }
+        return argumentKeys.partition(key, limits.exactKey());
     }
 
     private CompletableFuture<RateLimitDecision> decidePart(RequestLedger ledger, LiveLimits.Part part,
