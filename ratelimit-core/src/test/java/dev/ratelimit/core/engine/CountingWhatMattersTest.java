@@ -304,6 +304,21 @@ class CountingWhatMattersTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("\"login-account\" counts per argument");
     }
 
+    @Test
+    void aLiveChangeThatMakesALimitPerArgumentWithoutAKeyIsRefusedAndThePreviousValuesStay() {
+        BoundLimits limits = engine.binder().bind(bean("Codes.verify(String)", -1, declared("codes", 1, 60).build()));
+        assertThatThrownBy(() -> engine.apply(settings("ratelimit.limits.codes.per", "argument")))
+                .isInstanceOf(InvalidRateLimitException.class)
+                .hasMessageContaining("Codes.verify(String)").hasMessageContaining("ratelimit.limits.codes.per");
+        assertThatThrownBy(() -> engine.apply(settings("ratelimit.limits.codes.failures-only", "true",
+                "ratelimit.limits.codes.max-wait-millis", "100")))
+                .isInstanceOf(InvalidRateLimitException.class).hasMessageContaining("counts only failures");
+
+        RequestLedger ledger = engine.ledger(from("192.0.2.30", "alice"), null);
+        assertThat(decideNow(engine, ledger, limits).partition()).as("still per caller").isEqualTo("sub:alice");
+        assertThat(decideNow(engine, engine.ledger(from("192.0.2.31", "alice"), null), limits).allowed()).isFalse();
+    }
+
     /** The engine's entry point with a key, read as the interceptor reads it. */
     private static final class DecisionStagesRead {
         static RateLimitDecision decide(RateLimitEngine engine, RequestLedger ledger, BoundLimits limits, Object key) {
