@@ -76,29 +76,26 @@ public class DefaultRateLimiter implements RateLimiter {
 
     @Override
     public RateLimitDecision acquireForAddress(String name, int permits, InetAddress client) {
-        RateLimitCaller caller = new RateLimitCaller() {
-            @Override
-            public java.security.Principal principal() {
-                return null;
-            }
+        return refusedThrows(DecisionStages.join(engine.decide(engine.ledger(new ClientOnly(client), null),
+                named(name).acquire(), permits)));
+    }
 
-            @Override
-            public String header(String header) {
-                return null;
-            }
+    /** A caller known by its address alone: no principal, no header, no role. */
+    private record ClientOnly(InetAddress clientAddress) implements RateLimitCaller {
+        @Override
+        public Principal principal() {
+            return null;
+        }
 
-            @Override
-            public boolean isUserInRole(String role) {
-                return false;
-            }
+        @Override
+        public String header(String name) {
+            return null;
+        }
 
-            @Override
-            public InetAddress clientAddress() {
-                return client;
-            }
-        };
-        return refusedThrows(DecisionStages.join(engine.decide(engine.ledger(caller, null), named(name).acquire(),
-                permits)));
+        @Override
+        public boolean isUserInRole(String role) {
+            return false;
+        }
     }
 
     private NamedLimit named(String name) {

@@ -16,6 +16,7 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import java.security.Principal;
+import java.util.function.Function;
 
 /**
  * The admin API over HTTP (SPEC 19), served at {@code ratelimit.admin.path} ({@link AdminPathFilter} rewrites it
@@ -90,18 +91,7 @@ public class AdminResource {
     @Path("limits/{name}/partitions")
     public Response countByKey(@PathParam("name") String name, @QueryParam("key") String key,
                                @QueryParam("plan") String plan, @Context SecurityContext security) {
-        Response denied = denied(security);
-        if (denied != null) {
-            return denied;
-        }
-        if (key == null) {
-            return problem(400, "Bad Request", "ratelimit: give the value whose count to read: ?key=<value>");
-        }
-        try {
-            return count(name, admin.keyPartition(name, key), plan, security);
-        } catch (IllegalArgumentException e) {
-            return problem(404, "Not Found", e.getMessage());
-        }
+        return byKey(name, key, security, "read", partition -> count(name, partition, plan, security));
     }
 
     /** Starts the count of a limit per argument afresh, found by the value it counts. */
@@ -109,18 +99,26 @@ public class AdminResource {
     @Path("limits/{name}/partitions")
     public Response resetByKey(@PathParam("name") String name, @QueryParam("key") String key,
                                @QueryParam("plan") String plan, @Context SecurityContext security) {
+        return byKey(name, key, security, "start afresh", partition -> reset(name, partition, plan, security));
+    }
+
+    /** What {@code then} answers for the partition of {@code key}, once the caller may ask and the key is given. */
+    private Response byKey(String name, String key, SecurityContext security, String what,
+                           Function<String, Response> then) {
         Response denied = denied(security);
         if (denied != null) {
             return denied;
         }
         if (key == null) {
-            return problem(400, "Bad Request", "ratelimit: give the value whose count to start afresh: ?key=<value>");
+            return problem(400, "Bad Request", "ratelimit: give the value whose count to " + what + ": ?key=<value>");
         }
+        String partition;
         try {
-            return reset(name, admin.keyPartition(name, key), plan, security);
+            partition = admin.keyPartition(name, key);
         } catch (IllegalArgumentException e) {
             return problem(404, "Not Found", e.getMessage());
         }
+        return then.apply(partition);
     }
 
     @GET
