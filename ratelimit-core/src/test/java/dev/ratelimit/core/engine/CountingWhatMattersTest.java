@@ -319,6 +319,16 @@ class CountingWhatMattersTest {
         assertThat(decideNow(engine, engine.ledger(from("192.0.2.31", "alice"), null), limits).allowed()).isFalse();
     }
 
+    @Test
+    void aResourceMethodsLimitPerAddressFailsWhereTheRuntimeCannotTellAddresses() {
+        assertThatThrownBy(() -> engine.binder().bindResourceMethod(resource("Login.login()", -1,
+                declared("login-address", 5, 900).per(RateLimitPer.ADDRESS).build()), false))
+                .isInstanceOf(InvalidRateLimitException.class).hasMessageContaining("Login.login()")
+                .hasMessageContaining("\"login-address\" counts per ADDRESS, but this runtime cannot tell client addresses");
+        assertThat(engine.binder().bindResourceMethod(resource("Other.get()", -1, declared("plain", 5, 60).build()), false)
+                .decides()).as("a limit per caller needs no address").isTrue();
+    }
+
     /** The engine's entry point with a key, read as the interceptor reads it. */
     private static final class DecisionStagesRead {
         static RateLimitDecision decide(RateLimitEngine engine, RequestLedger ledger, BoundLimits limits, Object key) {
