@@ -5,6 +5,7 @@
     python3 benchmarks/http/rounds.py redis   --out benchmarks/results/http-redis.json
     python3 benchmarks/http/rounds.py address --out benchmarks/results/http-address.json
     python3 benchmarks/http/rounds.py quarkus --out benchmarks/results/http-quarkus.json
+    python3 benchmarks/http/rounds.py payara-jcache --out benchmarks/results/http-payara-jcache.json
     python3 benchmarks/http/rounds.py jars --jar before=/tmp/old/todos.jar --jar after=examples/todos/target/todos.jar \
         --out benchmarks/results/http-jars.json
 
@@ -46,6 +47,16 @@ QUARKUS_APPS = {"none": ("none", []), "headers": ("headers", []), "headers1": ("
                 "faulttolerance": ("faulttolerance", []), "bucket4j": ("bucket4j", [])}
 
 
+PAYARA = "examples/todos-payara/target"
+
+
+def payara(*props):
+    """The example war on Payara Micro on $PORT, its data grid on (a cluster of one, a name of its own)."""
+    return ["sh", "-c", "exec java " + " ".join([*OUT_OF_REACH, *props]) + f" -jar {PAYARA}/payara-micro.jar --deploy "
+            f"{PAYARA}/todos.war --contextroot / --port \"$PORT\" --clustername rounds-$$ --interfaces 127.0.0.1 "
+            "--rootdir \"$(mktemp -d)\""]
+
+
 def quarkus_jar(app):
     return f"benchmarks/quarkus/{QUARKUS_APPS[app][0]}/target/quarkus-app/quarkus-run.jar"
 
@@ -63,6 +74,16 @@ def experiments(redis_port, jars=(), quarkus_apps=()):
                            if named else {})},
             "measurements": [(name, name, "key") for name in [*(n for n, _ in named), "off"]] if named else [],
             "ratios": [(name, "off") for name, _ in named] + [(b, a) for (a, _), (b, _) in zip(named, named[1:])],
+        },
+        "payara-jcache": {
+            "what": "examples/todos-payara war on Payara Micro (its Hazelcast on, a cluster of one): GET /todos/1, "
+                    "counts in the JCache store (ratelimit.jcache.cache) vs in process",
+            "servers": {
+                "in-process": {"cmd": payara(), "path": "/todos/1"},
+                "jcache": {"cmd": payara("-Dratelimit.jcache.cache=ratelimit"), "path": "/todos/1"},
+            },
+            "measurements": [("in-process", "in-process", "key"), ("jcache", "jcache", "key")],
+            "ratios": [("jcache", "in-process")],
         },
         "example": {
             "what": "examples/todos jar: GET /todos/1, ratelimit off vs as shipped (plans configured, metrics on)",
@@ -182,7 +203,7 @@ def line(r):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("experiment", choices=["example", "address", "redis", "quarkus", "jars"])
+    p.add_argument("experiment", choices=["example", "address", "redis", "quarkus", "jars", "payara-jcache"])
     p.add_argument("--jar", action="append", default=[],
                    help="for 'jars': NAME=PATH of an example jar (its lib/ beside it); repeat, oldest first")
     p.add_argument("--app", action="append", default=[],

@@ -8,7 +8,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * What the client-address classes share (SPEC 18): the server's mode, fresh client addresses, and a request that
@@ -16,8 +15,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  *
  * <p>{@value #MODE_PROPERTY} says how the server under test was started: {@value #UNTRUSTED_PEER}
  * ({@code ratelimit.partition-by=principal,header,address}, no trusted proxy) or {@value #TRUSTED_PROXIES} (the
- * same, with {@code ratelimit.trusted-proxies=127.0.0.0/8,::1}). Each class runs only against its own mode: its
- * tests are skipped otherwise (the suite's other runs leave client addresses off, as the example ships).
+ * same, with {@code ratelimit.trusted-proxies=127.0.0.0/8,::1}). Each class runs only in a run of its own, against a
+ * server started in its mode, and fails in any other (the suite's other runs leave client addresses off, as the example
+ * ships, and never include these classes).
  */
 final class ClientAddressCounts {
 
@@ -33,10 +33,16 @@ final class ClientAddressCounts {
     private ClientAddressCounts() {
     }
 
-    static void assumeMode(String mode) {
-        assumeTrue(mode.equals(System.getProperty(MODE_PROPERTY)),
-                () -> "the server under test partitions by client address in mode " + mode + " (" + MODE_PROPERTY + "="
-                        + System.getProperty(MODE_PROPERTY) + ")");
+    /**
+     * Fails unless the server under test was started in {@code mode}: these classes run only in a run of their own
+     * (a failsafe or surefire execution that names them, their class names ending in {@code IT} so that the suite's
+     * other runs never pick them up), and such a run that lost its {@value #MODE_PROPERTY} must fail, not skip.
+     */
+    static void requireMode(String mode) {
+        assertThat(System.getProperty(MODE_PROPERTY))
+                .as("%s: the mode the server under test partitions by client address in (this class runs only in a run "
+                        + "of its own, against a server started for it)", MODE_PROPERTY)
+                .isEqualTo(mode);
     }
 
     /** One request spending one permit of the module limit; the permits it has left. */
@@ -90,7 +96,10 @@ final class ClientAddressCounts {
         return "100." + (64 + random.nextInt(64)) + "." + random.nextInt(256) + "." + (1 + random.nextInt(254));
     }
 
-    /** A random IPv6 /64 of 2001:db8::/32 (documentation), written {@code 2001:db8:x:y:}: append the interface id. */
+    /**
+     * A random IPv6 /64 of 2001:db8::/32 (documentation), written {@code 2001:db8:x:y:}: append the four groups of an
+     * interface id ({@code 1:2:3:4}), or {@code :} and fewer ({@code :1}, for {@code 2001:db8:x:y::1}).
+     */
     static String freshIpv6Slash64() {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         return "2001:db8:" + Integer.toHexString(random.nextInt(0x10000)) + ":" + Integer.toHexString(random.nextInt(0x10000)) + ":";

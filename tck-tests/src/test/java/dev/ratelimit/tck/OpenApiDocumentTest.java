@@ -66,7 +66,7 @@ class OpenApiDocumentTest extends TckTestBase {
     void theDocumentHasEveryOperationOfTheExample() {
         for (String[] op : new String[][] {{"get", TODOS}, {"post", TODOS}, {"get", TODOS + "/{id}"},
                 {"delete", TODOS + "/{id}"}, {"get", EXPORT}, {"get", REPORT}, {"post", IMPORT},
-                {"post", TODOS + "/{id}/share"}, {"post", "/partner/inbox"}, {"post", LoginProtectionTest.LOGIN}}) {
+                {"post", TODOS + "/{id}/share"}, {"post", "/partner/inbox"}, {"post", LoginProtectionIT.LOGIN}}) {
             JsonNode operation = operation(op[0], op[1]);
             assertThat(fieldNames(operation.path("responses"))).as("responses of %s %s", op[0], op[1]).isNotEmpty();
         }
@@ -165,7 +165,7 @@ class OpenApiDocumentTest extends TckTestBase {
 
     @Test
     void theLogInDocumentsItsAnswersAndSaysIts429CountsOnlyFailuresByAddressAndByAccount() {
-        JsonNode login = operation("post", LoginProtectionTest.LOGIN);
+        JsonNode login = operation("post", LoginProtectionIT.LOGIN);
         assertThat(limits(login)).containsExactly("login-address 5/900s TRANSPORT", "login-account 10/3600s TRANSPORT");
         assertThat(fieldNames(login.path("responses"))).as("responses of POST /login").contains("200", "400", "401", "429");
         assertThat(login.at("/x-ratelimit/0/per").asText()).isEqualTo("ADDRESS");

@@ -8,6 +8,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -77,6 +80,13 @@ class MetricsEndpointTest {
     @Test
     @Order(2)
     void noKeyPrincipalOrPathEverBecomesALabel() throws Exception {
+        // three shares at once: the partner takes two a second, so one waits (ratelimit_wait, by limit)
+        List<HttpResponse<String>> shares = new ArrayList<>();
+        for (CompletableFuture<HttpResponse<String>> share : List.of(share(), share(), share())) {
+            shares.add(share.get(30, TimeUnit.SECONDS));
+        }
+        assertThat(shares).as("the shares went, one of them after its wait").allSatisfy(
+                share -> assertThat(share.statusCode()).as("%s", share.body()).isEqualTo(204));
         MetricsScrape before = MetricsScrape.of(server.baseUri());
         Set<String> sent = new HashSet<>();
         for (int i = 0; i < 120; i++) {
@@ -117,14 +127,18 @@ class MetricsEndpointTest {
         });
         assertThat(after.startingWith("ratelimit_").keySet()).as("every series was there before any request")
                 .isEqualTo(before.startingWith("ratelimit_").keySet());
-        // SPEC 20: how long calls waited for their permits, by limit; a series exists at most for each limit (only for
-        // those that may wait, once bound, in later versions of the library)
+        // how long calls waited for their permits, by limit: for the limits that may wait, once bound (the
+        // partner's, since the shares above)
         Map<String, Set<String>> waits = Map.of(
                 "ratelimit_wait_seconds_bucket", Set.of("ratelimit_policy", "le"),
                 "ratelimit_wait_seconds_count", Set.of("ratelimit_policy"),
                 "ratelimit_wait_seconds_sum", Set.of("ratelimit_policy"),
                 "ratelimit_wait_seconds_max", Set.of("ratelimit_policy"));
-        waits.forEach((name, labels) -> assertThat(labelsByName.getOrDefault(name, labels)).as(name).isEqualTo(labels));
+        waits.forEach((name, labels) -> assertThat(labelsByName.get(name)).as("the labels of %s", name).isEqualTo(labels));
+        assertThat(after.startingWith("ratelimit_wait_seconds_count").keySet()).as("a wait series per limit that may wait")
+                .containsExactly("ratelimit_wait_seconds_count{ratelimit_policy=\"partner\"}");
+        assertThat(before.value("ratelimit_wait_seconds_count{ratelimit_policy=\"partner\"}"))
+                .as("the share that waited its turn").isGreaterThanOrEqualTo(1);
         labelsByName.keySet().removeAll(waits.keySet());
         assertThat(labelsByName).containsOnly(
                 Map.entry("ratelimit_requests_total", Set.of("ratelimit_outcome", "ratelimit_plan", "ratelimit_policy")),
@@ -134,9 +148,8 @@ class MetricsEndpointTest {
                 Map.entry("ratelimit_store_duration_seconds_max", Set.of("ratelimit_outcome", "ratelimit_store")),
                 Map.entry("ratelimit_counts", Set.of()),
                 Map.entry("ratelimit_counts_max", Set.of()));
-        // the partner's limit is bound on the first share, which this test does not make
         assertThat(valuesByLabel.get("ratelimit_policy")).containsExactlyInAnyOrder(
-                "default", "module", "burst", "hourly", "delete", "export", "reports", "inbox");
+                "default", "module", "burst", "hourly", "delete", "export", "reports", "inbox", "partner");
         assertThat(valuesByLabel.get("ratelimit_outcome")).containsExactlyInAnyOrder(
                 "allowed", "refused", "shadow_refused", "uncounted", "failed", "decided", "timeout");
         assertThat(valuesByLabel.get("ratelimit_plan")).containsExactlyInAnyOrder("none", "gold");
@@ -194,6 +207,12 @@ class MetricsEndpointTest {
 
         assertThat(document.statusCode()).isEqualTo(200);
         assertThat(document.body()).contains("\"/todos\"").doesNotContain("/metrics");
+    }
+
+    private static CompletableFuture<HttpResponse<String>> share() {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(server.baseUri() + "todos/1/share"))
+                .header("X-Api-Key", "share-" + UUID.randomUUID()).POST(HttpRequest.BodyPublishers.noBody()).build();
+        return client.sendAsync(request, HttpResponse.BodyHandlers.ofString());
     }
 
     private static HttpRequest.Builder get(String path) {

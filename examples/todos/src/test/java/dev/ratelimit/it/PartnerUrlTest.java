@@ -2,29 +2,22 @@ package dev.ratelimit.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.examples.todos.Main;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
  * The partner of {@code POST /todos/{id}/share} (SPEC 20) is configurable the MicroProfile way: a server started with
  * {@code PARTNER_MP_REST_URL} (the environment's spelling of {@code partner/mp-rest/url}) shares with that server's
  * inbox, not its own; and a partner that cannot be reached is a 502 with problem details. Two instances of the
- * example, each a JVM of its own ({@code java ... Main}), so that each reads its own environment.
+ * example, each a JVM of its own ({@link ExampleProcess}), so that each reads its own environment.
  */
 class PartnerUrlTest {
 
@@ -33,11 +26,11 @@ class PartnerUrlTest {
 
     @Test
     void aServerSharesWithThePartnerItIsConfiguredWithAndAnswers502WhenItCannotBeReached() throws Exception {
-        Server partner = Server.start(Map.of());
-        Server sharing;
+        ExampleProcess partner = ExampleProcess.start(List.of(), Map.of());
+        ExampleProcess sharing;
         try {
-            sharing = Server.start(Map.of("PARTNER_MP_REST_URL", partner.base().toString()));
-        } catch (IOException | RuntimeException | AssertionError e) {
+            sharing = ExampleProcess.start(List.of(), Map.of("PARTNER_MP_REST_URL", partner.base().toString()));
+        } catch (RuntimeException | AssertionError e) {
             partner.close();
             throw e;
         }
@@ -72,49 +65,5 @@ class PartnerUrlTest {
             request.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json));
         }
         return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** The example in a JVM of its own, on a free port, with {@code environment} added to this JVM's. */
-    private record Server(Process process, URI base, Path log) implements AutoCloseable {
-
-        static Server start(Map<String, String> environment) throws IOException {
-            int port = freePort();
-            Path log = Files.createTempFile("todos-partner-", ".log");
-            ProcessBuilder builder = new ProcessBuilder(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), Main.class.getName())
-                    .redirectError(log.toFile());
-            builder.environment().putAll(environment);
-            builder.environment().put("PORT", Integer.toString(port));
-            Process process = builder.start();
-            Server server = new Server(process, URI.create("http://127.0.0.1:" + port + "/"), log);
-            try {
-                BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-                assertThat(out.readLine()).as("ready line (log: %s)", log).startsWith("todos listening on ");
-            } catch (IOException | RuntimeException | AssertionError e) {
-                server.close();
-                throw e;
-            }
-            return server;
-        }
-
-        @Override
-        public void close() {
-            process.destroy();
-            try {
-                if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                    process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                }
-            } catch (InterruptedException e) {
-                process.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        private static int freePort() throws IOException {
-            try (ServerSocket socket = new ServerSocket(0)) {
-                return socket.getLocalPort();
-            }
-        }
     }
 }

@@ -2,29 +2,21 @@ package dev.ratelimit.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.examples.todos.Main;
 import dev.ratelimit.redis.testing.RedisServerExtension;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Two instances of the example, each a JVM of its own started as {@code java ... Main} with
+ * Two instances of the example, each a JVM of its own ({@link ExampleProcess}) started with
  * {@code -Dratelimit.redis.uri}, on one real Redis: together they admit exactly the permit limit of
  * {@code GET /todos} (3 a minute per partition), where two in-process stores would admit 6.
  */
@@ -37,29 +29,16 @@ class TwoServersOnOneRedisTest {
 
     @Test
     void twoServersOnOneRedisAdmitExactlyThePermitLimitInTotal() throws Exception {
-        List<Process> servers = new ArrayList<>();
+        List<ExampleProcess> servers = new ArrayList<>();
         try {
             List<URI> bases = new ArrayList<>();
-            List<Path> logs = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
-                int port = freePort();
-                Path log = Files.createTempFile("todos-redis-" + i, ".log");
-                logs.add(log);
-                ProcessBuilder builder = new ProcessBuilder(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-Dratelimit.redis.uri=" + REDIS.uri(),
-                        "-cp", System.getProperty("java.class.path"), Main.class.getName())
-                        .redirectError(log.toFile());
-                builder.environment().put("PORT", Integer.toString(port));
-                Process server = builder.start();
+                ExampleProcess server = ExampleProcess.start(List.of("-Dratelimit.redis.uri=" + REDIS.uri()), Map.of());
                 servers.add(server);
-                BufferedReader out = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
-                assertThat(out.readLine()).as("ready line of server " + i).startsWith("todos listening on ");
-                bases.add(URI.create("http://127.0.0.1:" + port + "/"));
+                bases.add(server.base());
             }
-            for (Path log : logs) {
-                assertThat(Files.readString(log)).as("start-up line names the store")
-                        .contains("ratelimit: store RedisRateLimitStore(");
+            for (ExampleProcess server : servers) {
+                assertThat(server.output()).as("start-up line names the store").contains("ratelimit: store RedisRateLimitStore(");
             }
 
             String key = "two-servers-" + UUID.randomUUID();
@@ -75,12 +54,7 @@ class TwoServersOnOneRedisTest {
             assertThat(statuses).as("alternating between the two servers").containsExactly(200, 200, 200, 429, 429, 429, 429, 429);
             assertThat(remaining).containsExactly("2", "1", "0", "0", "0", "0", "0", "0");
         } finally {
-            for (Process server : servers) {
-                server.destroy();
-                if (!server.waitFor(10, TimeUnit.SECONDS)) {
-                    server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                }
-            }
+            servers.forEach(ExampleProcess::close);
         }
     }
 
@@ -90,22 +64,13 @@ class TwoServersOnOneRedisTest {
      */
     @Test
     void aResetThroughOneServerLetsTheCallerInOnTheOther() throws Exception {
-        List<Process> servers = new ArrayList<>();
+        List<ExampleProcess> servers = new ArrayList<>();
         try {
             List<URI> bases = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
-                int port = freePort();
-                ProcessBuilder builder = new ProcessBuilder(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-Dratelimit.redis.uri=" + REDIS.uri(),
-                        "-cp", System.getProperty("java.class.path"), Main.class.getName())
-                        .redirectError(ProcessBuilder.Redirect.DISCARD);
-                builder.environment().put("PORT", Integer.toString(port));
-                Process server = builder.start();
+                ExampleProcess server = ExampleProcess.start(List.of("-Dratelimit.redis.uri=" + REDIS.uri()), Map.of());
                 servers.add(server);
-                BufferedReader out = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
-                assertThat(out.readLine()).as("ready line of server " + i).startsWith("todos listening on ");
-                bases.add(URI.create("http://127.0.0.1:" + port + "/"));
+                bases.add(server.base());
             }
             URI a = bases.get(0);
             URI b = bases.get(1);
@@ -124,12 +89,7 @@ class TwoServersOnOneRedisTest {
             assertThat(in.statusCode()).as("let in on the other server after the reset").isEqualTo(200);
             assertThat(in.headers().firstValue("RateLimit-Remaining")).hasValue("2");
         } finally {
-            for (Process server : servers) {
-                server.destroy();
-                if (!server.waitFor(10, TimeUnit.SECONDS)) {
-                    server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                }
-            }
+            servers.forEach(ExampleProcess::close);
         }
     }
 
@@ -137,11 +97,5 @@ class TwoServersOnOneRedisTest {
         return http.send(HttpRequest.newBuilder(base.resolve(path)).header(header, value)
                 .method(method, HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

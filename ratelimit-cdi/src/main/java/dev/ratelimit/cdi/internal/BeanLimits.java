@@ -92,6 +92,9 @@ public class BeanLimits {
             guarded = methods.computeIfAbsent(method, m -> bound(LimitReader.userClass(declared.getDeclaringClass()),
                     declared));
         }
+        if (guarded.limits.isEmpty() && guarded.atInvocation == null) {
+            return invocation.proceed();
+        }
         RequestLedger ledger = ledgers.current();
         BoundLimits limits = guarded.limits;
         boolean byStatus = false;
@@ -117,22 +120,30 @@ public class BeanLimits {
                 : () -> engine.decide(caller, decided, 1, invocation.getParameters()[key]);
         return switch (guarded.results) {
             case SYNC -> {
-                RateLimitDecision decision = DecisionStages.join(decide.get());
-                if (decision != null) {
-                    if (!decision.allowed()) {
-                        throw new RateLimitExceededException(decision);
+                try {
+                    RateLimitDecision decision = DecisionStages.join(decide.get());
+                    if (decision != null) {
+                        if (!decision.allowed()) {
+                            throw new RateLimitExceededException(decision);
+                        }
+                        if (decision.waitNanos() > 0) {
+                            Waits.sleep(decision, () -> engine.giveBack(caller, decision));
+                        }
                     }
-                    if (decision.waitNanos() > 0) {
-                        Waits.sleep(decision, () -> engine.giveBack(caller, decision));
+                    Object result = invocation.proceed(); // an exception: a failure, which keeps its permits
+                    if (outcomes != null) {
+                        outcomes.succeeded(decision);
                     }
+                    yield result;
+                } finally {
+                    // a pass that comes back once this one is over is a call of its own: a retry of an interceptor
+                    // outside this one (MicroProfile Fault Tolerance's, docs/fault-tolerance.md) is decided again
+                    invocation.getContextData().remove(HANDLED);
                 }
-                Object result = invocation.proceed(); // an exception: a failure, which keeps its permits
-                if (outcomes != null) {
-                    outcomes.succeeded(decision);
-                }
-                yield result;
             }
-            case COMPLETION_STAGE -> chained(decide.get(), invocation, outcomes);
+            // over once its stage completes (a call that waited proceeds, and may come back here, before that)
+            case COMPLETION_STAGE -> chained(decide.get(), invocation, outcomes)
+                    .whenComplete((result, failure) -> invocation.getContextData().remove(HANDLED));
             // Mutiny is lazy: decided when the Uni or Multi is subscribed to
             case UNI -> MutinyResults.guarded(decide, invocation::proceed, Resumption.current(), outcomes);
             case MULTI -> MutinyResults.guardedMulti(decide, invocation::proceed, Resumption.current(), outcomes);

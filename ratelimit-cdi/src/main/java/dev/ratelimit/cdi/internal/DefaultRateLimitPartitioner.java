@@ -26,8 +26,13 @@ public class DefaultRateLimitPartitioner implements RateLimitPartitioner {
 
     @PostConstruct
     void init() {
-        RateLimitSettings settings = configuration.settings();
-        partitioner = new OrderedPartitioner(settings.partitionBy(), settings.partitionHeader(), settings.clientAddresses());
+        try {
+            RateLimitSettings settings = configuration.settings();
+            partitioner = new OrderedPartitioner(settings.partitionBy(), settings.partitionHeader(), settings.clientAddresses());
+        } catch (RuntimeException e) {
+            // a malformed setting: named in the log, where some runtimes name only this method
+            throw StartupFailures.logged(e);
+        }
     }
 
     @Override

@@ -67,6 +67,14 @@ public class DefaultRateLimitRuntime implements RateLimitRuntime {
 
     @PostConstruct
     void start() {
+        try {
+            build();
+        } catch (RuntimeException e) {
+            throw StartupFailures.logged(e);
+        }
+    }
+
+    private void build() {
         RateLimitSettings settings = configuration.settings();
         RateLimitMetrics recorder = metrics();
         ledgers = integrationLedgers.isResolvable() ? integrationLedgers.get()

@@ -48,6 +48,14 @@ public class RateLimitStartup {
     Instance<LimitedBeanClasses> limitedBeanClasses;
 
     void onStart(@Observes @Initialized(ApplicationScoped.class) Object event, BeanManager beanManager) {
+        try {
+            start(beanManager);
+        } catch (RuntimeException e) {
+            throw StartupFailures.logged(e);
+        }
+    }
+
+    private void start(BeanManager beanManager) {
         RateLimitEngine engine = runtime.engine();
         RateLimitSettings settings = runtime.settings();
         Map<String, BoundLimits> limited = new TreeMap<>();

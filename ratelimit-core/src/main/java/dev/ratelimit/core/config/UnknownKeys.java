@@ -19,9 +19,11 @@ import java.util.TreeSet;
  */
 final class UnknownKeys {
 
-    /** Keys that other modules read (ratelimit-redis; live values and the admin API). */
+    /** Keys that other modules read (ratelimit-redis, ratelimit-jcache; live values and the admin API). */
     private static final Set<String> OTHER_MODULES = Set.of("ratelimit.redis.uri", "ratelimit.redis.cluster",
-            "ratelimit.redis.key-prefix", "ratelimit.limits-file", "ratelimit.refresh-seconds", "ratelimit.admin.enabled",
+            "ratelimit.redis.key-prefix", "ratelimit.jcache.cache", "ratelimit.jcache.provider",
+            "ratelimit.jcache.uri", "ratelimit.jcache.mode", "ratelimit.jcache.expiry-seconds",
+            "ratelimit.jcache.threads", "ratelimit.limits-file", "ratelimit.refresh-seconds", "ratelimit.admin.enabled",
             "ratelimit.admin.role", "ratelimit.admin.path");
 
     private UnknownKeys() {

@@ -8,15 +8,21 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -36,6 +42,7 @@ public final class ServerProcess implements AutoCloseable {
     private static final Path SETSID = Path.of("/usr/bin/setsid");
     private static final Duration GRACE = Duration.ofSeconds(30);
     private static final Duration POLL = Duration.ofMillis(250);
+    private static final Duration OUTPUT_POLL = Duration.ofMillis(100);
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(30);
     private static final int LOG_TAIL_LINES = 60;
 
@@ -45,11 +52,14 @@ public final class ServerProcess implements AutoCloseable {
     private final Process watchdog;
     private final Path log;
     private final Thread shutdownHook;
+    /** Where the server's own output starts in {@link #log}, after the command line written above it. */
+    private final long outputStart;
     private final long startedNanos = System.nanoTime();
     private boolean closed;
 
-    private ServerProcess(String name, Process process, boolean ownGroup, Process watchdog, Path log) {
+    private ServerProcess(String name, Process process, boolean ownGroup, Process watchdog, Path log, long outputStart) {
         this.name = name;
+        this.outputStart = outputStart;
         this.process = process;
         this.ownGroup = ownGroup;
         this.watchdog = watchdog;
@@ -72,7 +82,8 @@ public final class ServerProcess implements AutoCloseable {
         argv.addAll(command);
         try {
             Files.createDirectories(log.toAbsolutePath().getParent());
-            Files.writeString(log, "$ " + String.join(" ", command) + System.lineSeparator(), StandardCharsets.UTF_8);
+            byte[] header = ("$ " + String.join(" ", command) + System.lineSeparator()).getBytes(StandardCharsets.UTF_8);
+            Files.write(log, header);
             ProcessBuilder builder = new ProcessBuilder(argv).directory(workDir.toFile())
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
@@ -82,9 +93,114 @@ public final class ServerProcess implements AutoCloseable {
             Process watchdog = ownGroup ? watchdog(process.pid()) : null;
             LOG.log(Level.INFO, name + ": started pid " + process.pid() + ": " + String.join(" ", command)
                     + " (output in " + log + ")");
-            return new ServerProcess(name, process, ownGroup, watchdog, log);
+            return new ServerProcess(name, process, ownGroup, watchdog, log, header.length);
         } catch (IOException e) {
             throw new UncheckedIOException(name + ": could not start " + command, e);
+        }
+    }
+
+    /**
+     * Waits until the server says where it listens: a line of its output in which {@code listening} finds the port, its
+     * first group. The server chose the port itself (port 0, or the first free one of a range): no other process can
+     * have taken it between a choice and a bind. The output is read from the log file as it grows, never from a pipe,
+     * so that nothing here blocks past the deadline.
+     *
+     * @return the port
+     * @throws IllegalStateException when the process exits first or the time runs out; with the end of its output
+     */
+    public int awaitListening(Pattern listening, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long offset = outputStart;
+        StringBuilder line = new StringBuilder();
+        while (true) {
+            boolean exited = !process.isAlive(); // read once more after the exit: its last lines are in the file
+            try (FileChannel output = FileChannel.open(log, StandardOpenOption.READ)) {
+                ByteBuffer buffer = ByteBuffer.allocate(8192);
+                for (int n = output.read(buffer, offset); n > 0; n = output.read(buffer.clear(), offset)) {
+                    offset += n;
+                    for (int i = 0; i < n; i++) {
+                        char c = (char) (buffer.get(i) & 0xff); // the port's digits are ASCII whatever the encoding
+                        if (c != '\n') {
+                            line.append(c);
+                            continue;
+                        }
+                        Matcher found = listening.matcher(line);
+                        if (found.find()) {
+                            int port = Integer.parseInt(found.group(1));
+                            LOG.log(Level.INFO, name + ": listens on port " + port);
+                            return port;
+                        }
+                        line.setLength(0);
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(name + ": cannot read its output " + log, e);
+            }
+            if (exited) {
+                throw new IllegalStateException(name + " exited with status " + process.exitValue()
+                        + " before it said where it listens (a line matching " + listening + ")" + tail());
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(name + ": no line of its output matched " + listening + " within "
+                        + timeout.toSeconds() + " s" + tail());
+            }
+            sleep(OUTPUT_POLL);
+        }
+    }
+
+    /**
+     * Waits until the server's output has a line that {@code pattern} finds, or the process exits, whichever comes
+     * first.
+     *
+     * @return whether such a line was found
+     * @throws IllegalStateException when the time runs out first; with the end of its output
+     */
+    public boolean awaitOutput(Pattern pattern, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            boolean exited = !process.isAlive();
+            if (output().lines().anyMatch(l -> pattern.matcher(l).find())) {
+                return true;
+            }
+            if (exited) {
+                return false;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(name + ": no line of its output matched " + pattern + " within "
+                        + timeout.toSeconds() + " s, and it still runs" + tail());
+            }
+            sleep(OUTPUT_POLL);
+        }
+    }
+
+    /** What the server has written so far (after the command line this class wrote at the top of the log). */
+    public String output() {
+        try {
+            byte[] all = Files.readAllBytes(log);
+            int start = (int) Math.min(outputStart, all.length);
+            return new String(all, start, all.length - start, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(name + ": cannot read its output " + log, e);
+        }
+    }
+
+    /** Whether the server's process still runs. */
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /**
+     * Waits up to {@code timeout} for the server's process to exit on its own.
+     *
+     * @return its exit status, or empty when it still runs
+     */
+    public OptionalInt awaitExit(Duration timeout) {
+        try {
+            return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? OptionalInt.of(process.exitValue())
+                    : OptionalInt.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(name + ": interrupted while waiting for it to exit", e);
         }
     }
 

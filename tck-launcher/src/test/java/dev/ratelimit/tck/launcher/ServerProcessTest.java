@@ -16,11 +16,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** No process outlives {@link ServerProcess#close()}: not the server, not what it started, not the watchdog. */
 class ServerProcessTest {
+
+    private static final Pattern LISTENING = Pattern.compile("listening on [0-9.]+:(\\d+)");
 
     @TempDir
     Path dir;
@@ -56,6 +60,53 @@ class ServerProcessTest {
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("exited with status 3")
                     .hasMessageContaining("cannot bind the port");
+        } finally {
+            process.close();
+        }
+    }
+
+    @Test
+    @Timeout(120) // a wait without a deadline fails here, instead of hanging the build
+    void thePortIsReadFromTheLineWhereTheServerSaysWhereItListens() {
+        ServerProcess process = ServerProcess.start("test", List.of("sh", "-c",
+                "echo starting on port 1; sleep 1; printf 'ready: listening on 127.0.0.1:4321\\n'; exec sleep 60"),
+                Map.of(), dir, dir.resolve("server.log"));
+        try {
+            assertThat(process.awaitListening(LISTENING, Duration.ofSeconds(60))).isEqualTo(4321);
+        } finally {
+            process.close();
+        }
+    }
+
+    @Test
+    @Timeout(120) // a wait without a deadline fails here, instead of hanging the build
+    void aServerThatNeverSaysWhereItListensFailsAtTheDeadlineAndIsStopped() {
+        ServerProcess process = ServerProcess.start("test", List.of("sh", "-c", "echo starting; exec sleep 600"),
+                Map.of(), dir, dir.resolve("server.log"));
+        try {
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> process.awaitListening(LISTENING, Duration.ofSeconds(2)))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("within 2 s")
+                    .hasMessageContaining("starting");
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("it gave up at its deadline, not later")
+                    .isLessThan(Duration.ofSeconds(30));
+        } finally {
+            process.close();
+        }
+        assertThat(process.isAlive()).isFalse();
+    }
+
+    @Test
+    @Timeout(120) // a wait without a deadline fails here, instead of hanging the build
+    void aServerThatExitsBeforeSayingWhereItListensFailsAtOnceWithItsOutput() {
+        ServerProcess process = ServerProcess.start("test", List.of("sh", "-c", "echo port 8080 is taken; exit 4"),
+                Map.of(), dir, dir.resolve("server.log"));
+        try {
+            assertThatThrownBy(() -> process.awaitListening(LISTENING, Duration.ofSeconds(60)))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("exited with status 4")
+                    .hasMessageContaining("port 8080 is taken");
         } finally {
             process.close();
         }

@@ -11,14 +11,14 @@ import java.util.concurrent.atomic.AtomicReference;
  * "This server" as the partner's URL: a client filter of {@link PartnerClient} (registered on the interface, not a
  * server provider) that sends a request addressed to the placeholder {@code http://self.invalid} to this server
  * instead, so that the example shares with its own {@code POST /partner/inbox} on any port, random ones included. The
- * embedded and the Payara Micro modules set {@code partner/mp-rest/url} to the placeholder; any other URL (a
- * system property, the environment) is left alone.
+ * embedded, the Open Liberty and the Payara Micro modules set {@code partner/mp-rest/url} to the placeholder; any other
+ * URL (a system property, the environment) is left alone.
  *
  * <p>Where this server is reached is told by the runtime's module from a fact, never guessed from a request's
  * {@code Host} header (which a client chooses, and which would let it send the shares to a host of its choosing): the
- * port the embedded server bound ({@code TodosServer}), the local address and port of a request's connection (Payara
- * Micro, a servlet listener). Quarkus and Open Liberty set the URL by configuration instead, from their own port
- * setting. Until it is told, a call to the placeholder fails (the share answers 502); {@code .invalid} never
+ * port the embedded server bound ({@code TodosServer}), the local address and port of a request's connection (Open
+ * Liberty and Payara Micro, a servlet listener). Quarkus sets the URL by configuration instead, from the port it
+ * bound. Until it is told, a call to the placeholder fails (the share answers 502); {@code .invalid} never
  * resolves (RFC 2606), so the placeholder itself can reach nobody.
  *
  * <p>Thread-safety: the address is one atomic reference, read on whatever thread the client sends from (a call that

@@ -3,9 +3,12 @@ package dev.ratelimit.quarkus.deployment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.core.config.AdminSettings;
+import dev.ratelimit.core.config.KeyCatalogue;
+import dev.ratelimit.core.config.KeyCatalogue.Key;
 import dev.ratelimit.core.config.LimitsFile;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.quarkus.runtime.RateLimitConfig;
+import io.quarkus.runtime.annotations.ConfigDocDefault;
 import io.smallrye.config.WithName;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
@@ -16,20 +19,21 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
  * Every key the library reads is documented as the extension's configuration ({@link RateLimitConfig}): a key added to
  * {@link RateLimitSettings} without its line there would be undocumented on Quarkus, and Quarkus would call it an
- * unrecognized key when set.
+ * unrecognized key when set. And it offers exactly the keys of the library's reference ({@link KeyCatalogue}, from which
+ * {@code docs/configuration.md} is generated), with the same defaults: completion never offers a key the library does
+ * not read (a plan's limit takes four properties, not a limit's six).
  */
 class ConfigDocumentationTest {
 
     @Test
     void everyKeyOfTheLibrarysSettingsIsDocumented() throws IllegalAccessException {
-        Set<String> documented = new TreeSet<>();
-        collect("ratelimit", RateLimitConfig.class, documented);
+        Set<String> documented = collect().keySet();
         List<String> keys = new ArrayList<>();
         for (Field field : fields(RateLimitSettings.class, AdminSettings.class, LimitsFile.class)) {
             if (Modifier.isStatic(field.getModifiers()) && field.getType() == String.class) {
@@ -47,6 +51,29 @@ class ConfigDocumentationTest {
                         "ratelimit.redis.key-prefix");
     }
 
+    @Test
+    void theConfigRootOffersTheReferencesKeysWithTheReferencesDefaults() {
+        Map<String, String> offered = collect();
+        Map<String, Key> reference = new TreeMap<>();
+        for (Key key : KeyCatalogue.keys()) {
+            reference.put(key.name().replace("<name>", "*").replace("<plan>", "*"), key);
+        }
+        assertThat(offered.keySet()).as("the keys RateLimitConfig offers").isEqualTo(reference.keySet());
+        for (Map.Entry<String, String> key : offered.entrySet()) {
+            Key entry = reference.get(key.getKey());
+            if (entry.defaultNote() == null) { // a default given in words is not compared
+                assertThat(key.getValue()).as("@ConfigDocDefault of %s", key.getKey()).isEqualTo(entry.defaultValue());
+            }
+        }
+    }
+
+    /** Every property RateLimitConfig declares, with its documented default (or null). */
+    private static Map<String, String> collect() {
+        Map<String, String> documented = new TreeMap<>();
+        collect("ratelimit", RateLimitConfig.class, documented);
+        return documented;
+    }
+
     private static List<Field> fields(Class<?>... classes) {
         List<Field> all = new ArrayList<>();
         for (Class<?> c : classes) {
@@ -55,8 +82,8 @@ class ConfigDocumentationTest {
         return all;
     }
 
-    /** The property names a mapping interface declares, under {@code prefix}; a map's key is {@code *}. */
-    private static void collect(String prefix, Class<?> mapping, Set<String> into) {
+    /** The property names a mapping interface declares, under {@code prefix}, with their documented default; a map's key is {@code *}. */
+    private static void collect(String prefix, Class<?> mapping, Map<String, String> into) {
         for (Method method : mapping.getDeclaredMethods()) {
             if (method.isDefault() || Modifier.isStatic(method.getModifiers())) {
                 continue;
@@ -70,7 +97,8 @@ class ConfigDocumentationTest {
             } else if (method.getReturnType().isInterface() && method.getReturnType().getName().startsWith("dev.ratelimit.")) {
                 collect(path, method.getReturnType(), into);
             } else {
-                into.add(path);
+                ConfigDocDefault documented = method.getAnnotation(ConfigDocDefault.class);
+                into.put(path, documented == null ? null : documented.value());
             }
         }
     }

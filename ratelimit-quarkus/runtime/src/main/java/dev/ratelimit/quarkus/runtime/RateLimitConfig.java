@@ -207,7 +207,22 @@ public interface RateLimitConfig {
 
         /** The plan's values for named limits ({@code mode=off} exempts the plan from that limit). */
         @ConfigDocMapKey("limit-name")
-        Map<String, LimitValues> limits();
+        Map<String, PlanLimitValues> limits();
+    }
+
+    /** A plan's values for the limits of one name: the size and the mode, never {@code max-wait-millis} or {@code per}. */
+    interface PlanLimitValues {
+        /** The plan's {@code permitLimit} (an integer >= 1). */
+        Optional<String> permitLimit();
+
+        /** The plan's {@code windowSeconds} (1 .. 31536000). */
+        Optional<String> windowSeconds();
+
+        /** The plan's algorithm: {@code SLIDING_WINDOW}, {@code STRICT_WINDOW} or {@code TOKEN_BUCKET}. */
+        Optional<String> algorithm();
+
+        /** {@code enforce}, {@code shadow} or {@code off} (the plan's callers are not limited by it). */
+        Optional<String> mode();
     }
 
     /** The store's timeout and failure policy. */

@@ -1,4 +1,4 @@
-package dev.ratelimit.examples.todos.payara;
+package dev.ratelimit.examples.todos.servlet;
 
 import dev.ratelimit.examples.todos.SelfAddress;
 import jakarta.servlet.ServletRequest;
@@ -10,10 +10,12 @@ import java.net.URISyntaxException;
 
 /**
  * Tells {@link SelfAddress} where this server is, so that the example's partner (its own {@code POST /partner/inbox})
- * is reached on the port Payara Micro listens on ({@code --port}, or the one {@code --autobindhttp} found), which the
- * application cannot read from its configuration. Learnt from the first request, from the local address and port of
- * its connection: facts of the socket, not the {@code Host} header, which a client chooses. A share is always made
- * inside a request, so the address is known before the partner is first called.
+ * is reached on the port the servlet container listens on, which the application cannot read from its configuration:
+ * one the system chose (Open Liberty's {@code httpPort} 0) or the first free one of a range (Payara Micro's
+ * {@code --autobindhttp}). Learnt from the first request, from the local address and port of its connection: facts of
+ * the socket, not the {@code Host} header, which a client chooses. A share is always made inside a request, so the
+ * address is known before the partner is first called. A {@code @WebListener} in a library of {@code WEB-INF/lib}:
+ * the container finds it there.
  */
 @WebListener
 public class SelfAddressListener implements ServletRequestListener {

@@ -19,12 +19,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The example's {@code POST /login} and its two limits that count only failures: {@code login-address} (5 per
  * 900 s per client address, strict window) and {@code login-account} (10 per 3600 s per account, by the normalised
  * username). Against a server started with {@code ratelimit.trusted-proxies=127.0.0.0/8,::1}
- * ({@code tck.clientAddresses=trusted-proxies}), so that each client comes from an address of its own: the suite
- * plays the proxy on the loopback address and forwards for it. Each test takes fresh addresses and, but for the
+ * ({@code tck.clientAddresses=trusted-proxies}; it fails against a server started otherwise), so that each client
+ * comes from an address of its own: the suite plays the proxy on the loopback address and forwards for it. Each test takes fresh addresses and, but for the
  * account {@code carol}, which it starts afresh through the admin API, fresh usernames: the suite can run again
  * against the same server.
  */
-class LoginProtectionTest extends TckTestBase {
+class LoginProtectionIT extends TckTestBase {
 
     static final String LOGIN = "/login";
     static final String LOGIN_ADDRESS = "login-address";
@@ -34,7 +34,7 @@ class LoginProtectionTest extends TckTestBase {
 
     @BeforeEach
     void onlyAgainstAServerThatTrustsTheLoopbackProxy() {
-        ClientAddressCounts.assumeMode(ClientAddressCounts.TRUSTED_PROXIES);
+        ClientAddressCounts.requireMode(ClientAddressCounts.TRUSTED_PROXIES);
     }
 
     private static Reply login(Caller client, String username, String password) {
