@@ -69,7 +69,7 @@ public final class RateLimitEngine {
         this.atOnce = store.answersAtOnce();
         this.allowOnFailure = settings.onFailure() == OnFailure.ALLOW;
         this.argumentKeys = ArgumentKeys.of(settings.keySecret());
-        // counts in this JVM only: a random secret per start keys the digests alike for every call that reads them
+        // a store that counts in this JVM only may digest with a secret of this start; one shared by instances may not
         String sharedWithoutSecret = settings.keySecret() == null && !(b.store instanceof InProcessRateLimitStore)
                 ? b.store.storeName() : null;
         this.binder = new LimitBinder(this, settings, store, b.metrics, b.clock, b.refreshing, b.planResolver,
