@@ -2,7 +2,8 @@
 """Interleaved wrk rounds against servers that run side by side, each in its own JVM.
 
     python3 benchmarks/http/rounds.py example --out benchmarks/results/http-example.json
-    python3 benchmarks/http/rounds.py redis   --out benchmarks/results/http-redis.json
+    python3 benchmarks/http/rounds.py redis   --connections 4 --out benchmarks/results/http-redis.json
+    python3 benchmarks/http/rounds.py quarkus-redis --connections 4 --out benchmarks/results/http-quarkus-redis.json
     python3 benchmarks/http/rounds.py address --out benchmarks/results/http-address.json
     python3 benchmarks/http/rounds.py quarkus --out benchmarks/results/http-quarkus.json
     python3 benchmarks/http/rounds.py payara-jcache --out benchmarks/results/http-payara-jcache.json
@@ -45,6 +46,8 @@ OUT_OF_REACH = ["-Dratelimit.limits.module.permit-limit=100000000"]
 QUARKUS_APPS = {"none": ("none", []), "headers": ("headers", []), "headers1": ("headers", ["-Dbenchmark.headers=1"]),
                 "ratelimit": ("ratelimit", []), "ratelimit-plain": ("ratelimit-plain", []),
                 "faulttolerance": ("faulttolerance", []), "bucket4j": ("bucket4j", [])}
+# The app with ratelimit-redis and the Quarkus Redis client: in process without quarkus.redis.hosts, in Redis with it.
+QUARKUS_REDIS_JAR = "benchmarks/quarkus/ratelimit-redis/target/quarkus-app/quarkus-run.jar"
 
 
 PAYARA = "examples/todos-payara/target"
@@ -109,15 +112,36 @@ def experiments(redis_port, jars=(), quarkus_apps=()):
             "ratios": [("address", "header")],
         },
         "redis": {
-            "what": "examples/todos jar: GET /todos/1, in-process store vs Redis store (Redis pinned with the server)",
+            "what": "examples/todos jar: GET /todos/1, in-process store vs Redis store (Lettuce) vs Bucket4j's Lettuce "
+                    "proxy in a request filter of the same jar (ratelimit off, the same limit and keys), and off "
+                    "(Redis pinned with the server)",
             "redis": True,
             "servers": {
                 "inprocess": {"cmd": todos(), "path": "/todos/1"},
                 "redis": {"cmd": todos(f"-Dratelimit.redis.uri=redis://127.0.0.1:{redis_port}"), "path": "/todos/1"},
+                "bucket4j": {"cmd": todos("-Dratelimit.enabled=false",
+                                          f"-Dbenchmark.bucket4j.redis-uri=redis://127.0.0.1:{redis_port}",
+                                          "-Dbenchmark.bucket4j.permit-limit=100000000"), "path": "/todos/1"},
                 "off": {"cmd": todos("-Dratelimit.enabled=false"), "path": "/todos/1"},
             },
-            "measurements": [("inprocess", "inprocess", "key"), ("redis", "redis", "key"), ("off", "off", "key")],
-            "ratios": [("redis", "inprocess"), ("inprocess", "off"), ("redis", "off")],
+            "measurements": [("inprocess", "inprocess", "key"), ("redis", "redis", "key"), ("bucket4j", "bucket4j", "key"),
+                             ("off", "off", "key")],
+            "ratios": [("redis", "inprocess"), ("bucket4j", "inprocess"), ("redis", "bucket4j"), ("inprocess", "off"),
+                       ("redis", "off")],
+        },
+        "quarkus-redis": {
+            "what": "Quarkus 3.33.2 with the extension, ratelimit-redis and quarkus-redis-client, blocking GET /item/{id}: "
+                    "the same jar in process and in Redis (quarkus.redis.hosts: the Vert.x client), and the app without "
+                    "a limiter (Redis pinned with the servers)",
+            "redis": True,
+            "servers": {
+                "inprocess": {"cmd": ["java", "-jar", QUARKUS_REDIS_JAR], "path": "/item/1", "quarkus": True},
+                "redis": {"cmd": ["java", f"-Dquarkus.redis.hosts=redis://127.0.0.1:{redis_port}", "-jar", QUARKUS_REDIS_JAR],
+                          "path": "/item/1", "quarkus": True},
+                "none": {"cmd": ["java", "-jar", quarkus_jar("none")], "path": "/item/1", "quarkus": True},
+            },
+            "measurements": [("inprocess", "inprocess", "key"), ("redis", "redis", "key"), ("none", "none", "key")],
+            "ratios": [("redis", "inprocess"), ("inprocess", "none"), ("redis", "none")],
         },
         "quarkus": {
             "what": "Quarkus 3.33.2 (quarkus-rest), blocking GET /item/{id}: no limiter, no limiter with the five "
@@ -177,18 +201,24 @@ def cpu_ticks(pid):
     return int(fields[11]) + int(fields[12])
 
 
-def wrk(port, path, mode, args, pid):
+def wrk(port, path, mode, args, pid, redis_pid=None):
     env = dict(os.environ, WRK_KEYS=str(args.keys), WRK_MODE=mode, WRK_PATH=path)
     cmd = ["taskset", "-c", args.client_cpu, "wrk", f"-t{args.threads}", f"-c{args.connections}",
            f"-d{args.duration}s", "-s", LUA, f"http://127.0.0.1:{port}{path}"]
     before = cpu_ticks(pid)
+    redis_before = cpu_ticks(redis_pid) if redis_pid else 0
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
     after = cpu_ticks(pid)
+    redis_after = cpu_ticks(redis_pid) if redis_pid else 0
     line = [l for l in out.splitlines() if l.startswith("{")][-1]
     result = json.loads(line)
     result["rps"] = result["requests"] / (result["duration_us"] / 1e6)
     # the server's CPU per answered request: throughput's other face, less moved by what else runs on its core
     result["server_cpu_us_per_request"] = (after - before) / os.sysconf("SC_CLK_TCK") * 1e6 / result["requests"]
+    if redis_pid:
+        # Redis' CPU per request, on the server's core too (every server of the run shares the one Redis: only the
+        # measured one is loaded meanwhile)
+        result["redis_cpu_us_per_request"] = (redis_after - redis_before) / os.sysconf("SC_CLK_TCK") * 1e6 / result["requests"]
     if result["non2xx"] or result["socket_errors"]:
         raise RuntimeError(f"wrk saw {result['non2xx']} non-2xx answers and {result['socket_errors']} socket errors: "
                            f"every limit must be out of reach and every request answered\n{out}")
@@ -197,13 +227,15 @@ def wrk(port, path, mode, args, pid):
 
 def line(r):
     """One measurement, as printed while the experiment runs."""
-    return (f"{r['rps']:9.0f} req/s  cpu {r['server_cpu_us_per_request']:5.1f} us/req  p50 {r['p50_us']} us  "
+    redis = f"  redis {r['redis_cpu_us_per_request']:5.1f} us/req" if "redis_cpu_us_per_request" in r else ""
+    return (f"{r['rps']:9.0f} req/s  cpu {r['server_cpu_us_per_request']:5.1f} us/req{redis}  p50 {r['p50_us']} us  "
             f"p99 {r['p99_us']} us  load {r['load'][0]}")
 
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("experiment", choices=["example", "address", "redis", "quarkus", "jars", "payara-jcache"])
+    p.add_argument("experiment", choices=["example", "address", "redis", "quarkus", "quarkus-redis", "jars",
+                                          "payara-jcache"])
     p.add_argument("--jar", action="append", default=[],
                    help="for 'jars': NAME=PATH of an example jar (its lib/ beside it); repeat, oldest first")
     p.add_argument("--app", action="append", default=[],
@@ -274,7 +306,7 @@ def main():
             measurements = [m for m in measurements if m[0] in keep]
         for w in range(args.warmup_rounds):
             for name, server, mode in measurements:
-                r = wrk(ports[server], spec["servers"][server]["path"], mode, args, pids[server])
+                r = wrk(ports[server], spec["servers"][server]["path"], mode, args, pids[server], redis and redis.pid)
                 r.update(round=w, measurement=name, load=loadavg())
                 result["warmup"].append(r)
                 print(f"warm-up {w} {name:10s} {line(r)}", flush=True)
@@ -282,7 +314,7 @@ def main():
             order = measurements[rnd % len(measurements):] + measurements[:rnd % len(measurements)]
             for name, server, mode in order:
                 load = loadavg()
-                r = wrk(ports[server], spec["servers"][server]["path"], mode, args, pids[server])
+                r = wrk(ports[server], spec["servers"][server]["path"], mode, args, pids[server], redis and redis.pid)
                 r.update(round=rnd, measurement=name, load=load)
                 result["rounds"].append(r)
                 print(f"round {rnd} {name:10s} {line(r)}", flush=True)
@@ -327,6 +359,9 @@ def summarize(result, spec):
             "p99_us_median": statistics.median(r["p99_us"] for r in runs),
             "server_cpu_us_per_request_median": statistics.median(r["server_cpu_us_per_request"] for r in runs),
         }
+        if all("redis_cpu_us_per_request" in r for r in runs):
+            summary["measurements"][name]["redis_cpu_us_per_request_median"] = statistics.median(
+                r["redis_cpu_us_per_request"] for r in runs)
     for a, b in spec["ratios"]:
         if a not in by or b not in by:
             continue
@@ -336,8 +371,15 @@ def summarize(result, spec):
             y = [r["rps"] for r in by[b] if r["round"] == rnd]
             if x and y:
                 per_round.append(x[0] / y[0])
+        cpu = []
+        for rnd in sorted({r["round"] for r in result["rounds"]}):
+            x = [r["server_cpu_us_per_request"] for r in by[a] if r["round"] == rnd]
+            y = [r["server_cpu_us_per_request"] for r in by[b] if r["round"] == rnd]
+            if x and y:
+                cpu.append(x[0] / y[0])
         summary["ratios"][f"{a}/{b}"] = {"per_round": per_round, "median": statistics.median(per_round),
-                                        "min": min(per_round), "max": max(per_round)}
+                                        "min": min(per_round), "max": max(per_round),
+                                        "server_cpu_per_request_median": statistics.median(cpu)}
     return summary
 
 

@@ -1,7 +1,9 @@
 package dev.ratelimit.core;
 
 import dev.ratelimit.core.metrics.RateLimitMetrics;
+import java.io.IOException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Keeps the counts. The default is the in-process {@code dev.ratelimit.core.store.InProcessRateLimitStore};
@@ -125,5 +127,64 @@ public interface RateLimitStore {
      */
     default String storeName() {
         return getClass().getName();
+    }
+
+    /**
+     * True when {@code failure} (what {@link #acquire} threw, or failed its stage with, unwrapped) means that the
+     * store could not be reached: no answer in time, an I/O failure, a connection that is closed or not yet open.
+     * False when the store answered with an error. After an unreachable store the engine applies
+     * {@code ratelimit.store.on-failure} for {@code ratelimit.store.retry-millis} without calling the store, then lets
+     * one call probe it; an answered error costs that call alone. Called on failures only. Default: a
+     * {@link TimeoutException} or an {@link IOException} among the failure and its causes.
+     */
+    default boolean unreachable(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof TimeoutException || t instanceof IOException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Asks a store that several instances share to announce what other instances do to its counts (the engine calls
+     * it once, when it is built): a store that returns true promises to call {@code listener} as
+     * {@link CountListener} says. The engine then answers a request that the store refused until an instant (its
+     * retry-after) itself, until that instant, without asking the store again, for at most
+     * {@code ratelimit.store.refusal-memory-millis}; an announcement ends that early. The default returns false: the
+     * store announces nothing, and the engine asks it every time (a store that answers at once,
+     * {@link #answersAtOnce()}, is always asked).
+     *
+     * @return true when the store announces to {@code listener}
+     */
+    default boolean announceTo(CountListener listener) {
+        return false;
+    }
+
+    /**
+     * What a shared store announces to each instance ({@link #announceTo}). Its calls may come on any thread, at any
+     * time, more often than needed (a spurious call costs one store call); each must return at once.
+     *
+     * <p>The contract: once the store has called {@link #anyMayHaveGained()} for the first time,
+     * <ul>
+     *   <li>when a count refused a call of kind {@code ACQUIRE} that may not wait, since that count's last
+     *       announcement, and then gains permits before its retry-after passes by a give-back ({@link #release}) or a
+     *       restart ({@link #restart}), made by any instance sharing the store, this one included, the store calls
+     *       {@link #gained} for that count, after the change is visible to every later call;</li>
+     *   <li>whenever announcements may have been lost (the store's channel for them connected again, or cannot tell),
+     *       it calls {@link #anyMayHaveGained()}.</li>
+     * </ul>
+     * Until the first {@link #anyMayHaveGained()} the engine remembers nothing.
+     */
+    interface CountListener {
+
+        /**
+         * The count of the limit {@code name} for the callers of {@code plan} (null: callers in no plan) in
+         * {@code partition} ({@link CountKey#APPLICATION} for a count per application) may have gained permits.
+         */
+        void gained(String name, String plan, String partition);
+
+        /** Any count may have gained permits: announcements may have been lost. */
+        void anyMayHaveGained();
     }
 }

@@ -2,23 +2,21 @@ package dev.ratelimit.redis;
 
 import dev.ratelimit.core.CountKey;
 import dev.ratelimit.core.CountState;
-import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitDecision.Outcome;
 import dev.ratelimit.core.RateLimitDecision.State;
-import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
-import dev.ratelimit.redis.internal.RedisConnector;
+import dev.ratelimit.redis.internal.LettuceTransport;
 import dev.ratelimit.redis.internal.RedisKeys;
 import dev.ratelimit.redis.internal.RedisUris;
-import dev.ratelimit.redis.internal.Script;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
+import dev.ratelimit.redis.internal.UnexpectedReply;
+import dev.ratelimit.redis.transport.CountKeys;
+import dev.ratelimit.redis.transport.RedisTransport;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -32,15 +30,20 @@ import java.util.function.LongSupplier;
  * shadow limits, live values, limits that wait for their permits and counts per application (SPEC 15, 17, 19,
  * 20): the same decisions, to the microsecond (this store's resolution).
  *
- * <p>One call is one round trip: one Lua script ({@code EVALSHA}; {@code EVAL} only when Redis does not know
- * it yet) reads the server's clock, brings every count of the request up to date, decides them all
- * together (reserving permits at the instant the call goes, for limits that may wait), spends, and sets each
- * count it wrote to expire when it comes to hold nothing (its last permit's return, reserved ones included; a
- * full bucket), so that expiry loses nothing. A give-back is one call of the same script, and so are the admin
- * API's reading of a count ({@link #inspect}) and starting it afresh ({@link #restart}). Each count remembers the
- * sizing tag of the request that sized it ({@link RateLimitRequest#tag}, live values): a request with another
- * tag re-sizes it first, in the same script call, as the in-process store does.
- * Keys: see {@link RedisKeys}; all counts of one partition share one Redis Cluster slot.
+ * <p>One call is one round trip: one Lua script ({@code counts.lua}; {@code EVALSHA}, {@code EVAL} only when Redis
+ * does not know it yet) reads the server's clock, brings every count of the request up to date, decides them all
+ * together (reserving permits at the instant the call goes, for limits that may wait), spends, and sets each count it
+ * wrote to expire when it comes to hold nothing (its last permit's return, reserved ones included; a full bucket), so
+ * that expiry loses nothing. A give-back is one call of the same script, and so are the admin API's reading of a count
+ * ({@link #inspect}) and starting it afresh ({@link #restart}). Each count remembers the sizing tag of the request
+ * that sized it ({@link RateLimitRequest#tag}, live values): a request with another tag re-sizes it first, in the same
+ * script call, as the in-process store does. Keys: see {@link CountKeys}; all counts of one partition share one Redis
+ * Cluster slot. What each call sends and what its reply means: {@link LimitsCall}, {@link OneCountCall}.
+ *
+ * <p>Announcements ({@link #announceTo}): a count that refuses is flagged by the script, and a give-back or
+ * a restart of a flagged count publishes its key on the channel {@code <key-prefix>announcements}, which every
+ * instance's store subscribes to on a connection of its own; so an engine can answer a refusal itself until it runs
+ * out, and hears when another instance's give-back or reset ends it early.
  *
  * <p>Redis Cluster: a request that mixes counts per application (one count for every caller, under the partition
  * {@code application}) with counts per caller spans two slots, and no script may touch two. Keeping both kinds in
@@ -51,71 +54,72 @@ import java.util.function.LongSupplier;
  * permits to its instant. A request whose counts share a slot, which is every request without both kinds, is one
  * call as always.
  *
- * <p>Failures: a call that Redis does not answer within the timeout fails (Lettuce's command timeout is
- * the timeout: commands never pile up behind a Redis that hangs); while disconnected, calls fail at once.
- * Under the engine, give this store a timeout longer than the engine's own, so that an answer arriving after
- * the engine gave up still reaches the engine, which then gives its permits back.
- * The engine's failure policy ({@code ratelimit.store.on-failure}) decides what a request then gets, and
- * logs the outage. Lettuce reconnects by itself; an application never needs a restart.
+ * <p>Failures: a call that Redis does not answer within the timeout fails (commands never pile up behind a Redis that
+ * hangs); while disconnected, calls fail at once. Under the engine, give this store a timeout longer than the
+ * engine's own, so that an answer arriving after the engine gave up still reaches the engine, which then gives its
+ * permits back. The engine's failure policy ({@code ratelimit.store.on-failure}) decides what a request then gets, and
+ * logs the outage. The transport reconnects by itself; an application never needs a restart.
  *
- * <p>Thread-safe and non-blocking: every field is final (Lettuce's connection is thread-safe); a handle
- * ({@link #bind}) is immutable but for a cache of the last policy's arguments, replaced whole. Stages
- * complete on Lettuce's threads, and nothing done there blocks. Close it to release the connection and
- * the client's threads.
+ * <p>Thread-safe and non-blocking: every field is final but the channel, set once; a handle ({@link #bind}) is
+ * immutable but for caches, each replaced whole. Calls complete on the transport's threads, and nothing done there
+ * blocks. Close it to release the transport (Lettuce's connections and threads).
  */
 public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable {
 
     /** The timeout when none is given: the default of {@code ratelimit.store.timeout-millis}. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(250);
 
-    /** Microseconds in one step of a one-second window: a step is an eighth of the window. */
-    private static final long MICROS_PER_STEP_SECOND = 125_000L;
-    private static final long MICROS_PER_SECOND = 1_000_000L;
+    /** The name of the channel of announcements, after the key prefix. */
+    public static final String ANNOUNCEMENTS = "announcements";
+    /** What {@link #now()} answers when Redis' clock counts. */
+    static final long SERVER_CLOCK = Long.MIN_VALUE;
+
     private static final long NANOS_PER_MICRO = 1_000L;
-    private static final long LONGEST_WAIT_MICROS = 1L << 52;
     /** With a manual clock, real time must not expire counts that manual time still needs. */
     private static final long TEST_EXPIRY_PADDING_MILLIS = 3_600_000L;
-    private static final String ACQUIRE = "a";
-    /** Decide only: the script's acquire, spending nothing (a part of a split request that cannot go). */
-    private static final String DECIDE = "d";
-    private static final String RELEASE = "r";
-    private static final String INSPECT = "i";
-    private static final String RESTART = "x";
-    private static final int HEADER_FIELDS = 4;
-    private static final int LIMIT_FIELDS = 6;
-    private static final int REPLY_FIELDS = 6;
-    private static final State[] STATES = {State.SPENT, State.UNSPENT, State.REFUSED};
 
     private final String description;
     private final RedisKeys keys;
-    private final RedisConnector connector;
+    private final byte[] prefix;
+    private final RedisTransport transport;
     private final LongSupplier testClock;
     private final long origin;
-    private final String padding;
+    private final long padding;
     private final boolean cluster;
     private final int mostMoves;
+    /** The channel of announcements, once an engine listens; empty: nothing flagged, nothing published. */
+    private volatile byte[] channel = CountsCall.EMPTY;
 
     private RedisRateLimitStore(Builder b) {
         this.keys = new RedisKeys(b.keyPrefix);
+        this.prefix = b.keyPrefix.getBytes(StandardCharsets.UTF_8);
         this.testClock = b.nanoClock;
         this.origin = testClock == null ? 0 : testClock.getAsLong();
-        this.padding = Long.toString(testClock == null ? 0 : b.expiryPaddingMillis);
+        this.padding = testClock == null ? 0 : b.expiryPaddingMillis;
         this.cluster = b.cluster;
         this.mostMoves = b.mostMoves;
-        this.description = "RedisRateLimitStore(uri=" + RedisUris.redact(b.uriText) + ", cluster=" + b.cluster
+        this.description = "RedisRateLimitStore(" + b.where + ", cluster=" + b.cluster
                 + ", timeout-millis=" + b.timeout.toMillis() + ", key-prefix=" + b.keyPrefix
                 + (testClock == null ? "" : ", manual clock") + ")";
-        this.connector = new RedisConnector(b.uri, b.cluster, b.timeout);
+        this.transport = b.transport != null ? b.transport : new LettuceTransport(b.uri, b.cluster, b.timeout);
     }
 
     /**
      * A builder for a store on the Redis at {@code uri} ({@code redis://[password@]host[:port][/database]},
-     * {@code rediss://...} for TLS, {@code redis-sentinel://host:port[,host:port]#master}).
+     * {@code rediss://...} for TLS, {@code redis-sentinel://host:port[,host:port]#master}), through Lettuce.
      *
      * @throws IllegalArgumentException when {@code uri} is not a Redis URI (the message hides the password)
      */
     public static Builder builder(String uri) {
-        return new Builder(uri);
+        return new Builder(uri, null, null);
+    }
+
+    /**
+     * A builder for a store that reaches Redis through {@code transport} (for instance the Quarkus Redis client's);
+     * {@code where} says where that is, for logs (never a password).
+     */
+    public static Builder builder(RedisTransport transport, String where) {
+        return new Builder(null, transport, where);
     }
 
     /** Prepares the key's part of every count key, and the script's code for its algorithm. */
@@ -129,12 +133,12 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
         if (multiple < 1) {
             throw new IllegalArgumentException("multiple must be >= 1, was " + multiple);
         }
-        String[] tags = tags(partition, request);
-        if (cluster && !oneSlot(tags, null, request.size())) {
-            return new SlotSplit(this, partition, request, multiple, tags, mostMoves).decide();
+        if (cluster && !oneSlot(request)) {
+            return new SlotSplit(this, partition, request, multiple, tags(partition, request), mostMoves).decide();
         }
-        return call(partition, request, multiple, null, tags, 0, true, null)
-                .thenApply(outcomes -> RateLimitDecision.ofArray(partition, request, multiple, outcomes));
+        LimitsCall.Whole call = new LimitsCall.Whole(this, partition, request, multiple);
+        transport.send(call);
+        return call;
     }
 
     /**
@@ -150,32 +154,9 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
      */
     CompletableFuture<Outcome[]> call(String partition, RateLimitRequest request, int multiple, int[] limits,
                                       String[] tags, long floorNanos, boolean spend, Outcome[] giveBack) {
-        int n = limits == null ? request.size() : limits.length;
-        String[] keyArray = new String[n];
-        String[] args = new String[HEADER_FIELDS + LIMIT_FIELDS * n];
-        args[0] = spend ? ACQUIRE : DECIDE;
-        args[1] = now();
-        args[2] = padding;
-        args[3] = floorNanos == 0 ? "0" : Long.toString(floorNanos / NANOS_PER_MICRO);
-        for (int k = 0; k < n; k++) {
-            int i = limits == null ? k : limits[k];
-            Bound bound = bound(request, i);
-            PolicyArgs policy = bound.args(request.policy(i));
-            long maxWait = request.maxWaitNanos(i);
-            int at = HEADER_FIELDS + LIMIT_FIELDS * k;
-            keyArray[k] = keys.key(tags[i], bound.suffix);
-            args[at] = bound.code(request.kind(i), request.tag(i), request.policy(i));
-            args[at + 1] = policy.limit;
-            args[at + 2] = policy.size;
-            args[at + 3] = Long.toString((long) request.cost(i) * multiple);
-            // rounded down to whole microseconds: grants fall on whole microseconds, so none is lost; a double holds
-            // them exactly up to 2^53, and a wait of 2^52 (142 years) is as good as any longer one
-            args[at + 4] = maxWait == 0 ? "0" : Long.toString(Math.min(maxWait / NANOS_PER_MICRO, LONGEST_WAIT_MICROS));
-            args[at + 5] = giveBack == null || giveBack[k].receipt() == RateLimitDecision.NO_RECEIPT
-                    ? "" : micros(giveBack[k].receipt());
-        }
-        return this.<List<Object>>run(ScriptOutputType.MULTI, keyArray, args)
-                .thenApply(reply -> outcomes(request, limits, n, reply));
+        LimitsCall.Part call = new LimitsCall.Part(this, partition, request, multiple, limits, floorNanos, spend, giveBack);
+        transport.send(call);
+        return call;
     }
 
     /** One call gives back every permit the decision spent (charges excepted), each to where it was spent. */
@@ -201,84 +182,87 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
         if (spent == 0) {
             return CompletableFuture.completedFuture(0L);
         }
-        String[] tags = tags(decision.partition(), request);
-        if (!cluster || oneSlot(tags, limits, spent)) {
-            return giveBack(decision, tags, limits, 0, spent);
+        if (!cluster || oneSlot(request, limits, spent)) {
+            return giveBack(decision, limits, 0, spent);
         }
         int[] grouped = new int[spent];
         int application = 0;
         for (int k = 0; k < spent; k++) {
-            if (RedisKeys.APPLICATION_TAG.equals(tags[limits[k]])) {
+            if (request.key(limits[k]).perApplication()) {
                 grouped[application++] = limits[k];
             }
         }
         for (int k = 0, other = application; k < spent; k++) {
-            if (!RedisKeys.APPLICATION_TAG.equals(tags[limits[k]])) {
+            if (!request.key(limits[k]).perApplication()) {
                 grouped[other++] = limits[k];
             }
         }
-        return giveBack(decision, tags, grouped, 0, application)
-                .thenCombine(giveBack(decision, tags, grouped, application, spent), Long::sum);
+        return giveBack(decision, grouped, 0, application).thenCombine(giveBack(decision, grouped, application, spent), Long::sum);
     }
 
-    /** One script call giving back what limits {@code limits[from .. to)} of the decision spent. */
-    private CompletableFuture<Long> giveBack(RateLimitDecision decision, String[] tags, int[] limits, int from, int to) {
-        String[] keyArray = new String[to - from];
-        String[] args = new String[3 + 2 * (to - from)];
-        args[0] = RELEASE;
-        args[1] = now();
-        args[2] = padding;
-        for (int k = 0; k < to - from; k++) {
-            int i = limits[from + k];
-            keyArray[k] = keys.key(tags[i], bound(decision.request(), i).suffix);
-            args[3 + 2 * k] = micros(decision.outcome(i).receipt());
-            args[4 + 2 * k] = Long.toString(decision.permits(i));
-        }
-        return run(ScriptOutputType.INTEGER, keyArray, args);
+    private CompletableFuture<Long> giveBack(RateLimitDecision decision, int[] limits, int from, int to) {
+        OneCountCall.Release call = new OneCountCall.Release(this, decision, limits, from, to);
+        transport.send(call);
+        return call;
     }
 
     /**
-     * One round trip: the script reads the count of the request's first limit (re-sized as a request would find
-     * it) and writes nothing. The script's acquire arguments, of one limit that spends one permit, may not wait and
-     * gives nothing back.
+     * One round trip: the script reads the count of the request's first limit (re-sized as a request would find it)
+     * and writes nothing.
      */
     @Override
     public CompletionStage<CountState> inspect(String partition, RateLimitRequest request) {
-        Bound bound = bound(request, 0);
-        RateLimitPolicy policy = request.policy(0);
-        PolicyArgs args = bound.args(policy);
-        String[] keyArray = {keys.key(tag(partition, bound), bound.suffix)};
-        String[] argv = {INSPECT, now(), padding, "0",
-                bound.code(Kind.ACQUIRE, request.tag(0), policy), args.limit, args.size, "1", "0", ""};
-        return this.<List<Object>>run(ScriptOutputType.MULTI, keyArray, argv).thenApply(reply -> {
-            if (reply == null || reply.size() != 3) {
-                throw new IllegalStateException("ratelimit: unexpected reply from " + Script.COUNTS.name() + ": " + reply);
-            }
-            long reset = number(reply.get(1));
-            return new CountState(policy, (int) number(reply.get(0)), reset < 0 ? -1 : reset * NANOS_PER_MICRO,
-                    number(reply.get(2)));
-        });
+        OneCountCall.Inspect call = new OneCountCall.Inspect(this, partition, request);
+        transport.send(call);
+        return call;
     }
 
-    /** Deletes the count's key: every instance finds it missing, as new. */
+    /** Deletes the count's key: every instance finds it missing, as new; announced when the count had refused. */
     @Override
     public CompletionStage<Void> restart(String partition, RateLimitRequest request) {
-        Bound bound = bound(request, 0);
-        String[] keyArray = {keys.key(tag(partition, bound), bound.suffix)};
-        return this.<Long>run(ScriptOutputType.INTEGER, keyArray, new String[] {RESTART, now(), padding})
-                .thenApply(deleted -> null);
+        OneCountCall.Restart call = new OneCountCall.Restart(this, partition, request);
+        transport.send(call);
+        return call;
     }
 
     /**
-     * The hash tag of each limit's count: the partition's, or for a count per application {@link
-     * RedisKeys#APPLICATION_TAG}.
+     * Subscribes to the channel of announcements ({@code <key-prefix>announcements}) on a connection of its own, and
+     * from now on has the script flag refusing counts and announce their give-backs and restarts there. The listener
+     * hears {@code anyMayHaveGained} each time the subscription is in place (the first time, and after a
+     * reconnection).
+     */
+    @Override
+    public boolean announceTo(CountListener listener) {
+        String name = keys.prefix() + ANNOUNCEMENTS;
+        boolean subscribing = transport.subscribe(name, key -> {
+            String[] count = CountKeys.parse(keys.prefix(), key);
+            if (count != null) {
+                listener.gained(count[1], count[2], count[0]);
+            }
+        }, listener::anyMayHaveGained);
+        if (subscribing) {
+            channel = name.getBytes(StandardCharsets.UTF_8);
+        }
+        return subscribing;
+    }
+
+    /** True unless Redis answered (an error, or a reply its script never gives): an I/O failure, no connection, no answer in time. */
+    @Override
+    public boolean unreachable(Throwable failure) {
+        return failure instanceof TimeoutException
+                || !(failure instanceof UnexpectedReply) && transport.unreachable(failure);
+    }
+
+    /**
+     * The hash tag of each limit's count, for a request split over two slots: the partition's, or for a count per
+     * application {@link RedisKeys#APPLICATION_TAG}.
      */
     private static String[] tags(String partition, RateLimitRequest request) {
         int n = request.size();
         String[] tags = new String[n];
         String caller = null;
         for (int i = 0; i < n; i++) {
-            if (bound(request, i).key.perApplication()) {
+            if (request.key(i).perApplication()) {
                 tags[i] = RedisKeys.APPLICATION_TAG;
             } else {
                 if (caller == null) {
@@ -290,16 +274,22 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
         return tags;
     }
 
-    /** The hash tag of one count: the partition's, or for a count per application {@link RedisKeys#APPLICATION_TAG}. */
-    private static String tag(String partition, Bound bound) {
-        return bound.key.perApplication() ? RedisKeys.APPLICATION_TAG : RedisKeys.tag(partition);
+    /** True when the request's counts share one slot: all per application, or all per caller. */
+    private static boolean oneSlot(RateLimitRequest request) {
+        boolean first = request.key(0).perApplication();
+        for (int i = 1; i < request.size(); i++) {
+            if (request.key(i).perApplication() != first) {
+                return false;
+            }
+        }
+        return true;
     }
 
-    /** True when the counts of {@code limits[0 .. n)} (null: the first n limits) share one tag, so one slot. */
-    private static boolean oneSlot(String[] tags, int[] limits, int n) {
-        String first = tags[limits == null ? 0 : limits[0]];
+    /** True when the counts of {@code limits[0 .. n)} share one slot. */
+    private static boolean oneSlot(RateLimitRequest request, int[] limits, int n) {
+        boolean first = request.key(limits[0]).perApplication();
         for (int k = 1; k < n; k++) {
-            if (!first.equals(tags[limits == null ? k : limits[k]])) {
+            if (request.key(limits[k]).perApplication() != first) {
                 return false;
             }
         }
@@ -325,7 +315,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
      */
     public boolean awaitConnection(Duration wait) {
         try {
-            connector.connected().get(wait.toNanos(), TimeUnit.NANOSECONDS);
+            transport.connected().toCompletableFuture().get(wait.toNanos(), TimeUnit.NANOSECONDS);
             return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -335,10 +325,10 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
         }
     }
 
-    /** Releases the connection and Lettuce's threads. */
+    /** Releases the transport: its connections, and Lettuce's threads. */
     @Override
     public void close() {
-        connector.close();
+        transport.close();
     }
 
     @Override
@@ -346,140 +336,41 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
         return description;
     }
 
-    private static Bound bound(RateLimitRequest request, int i) {
-        return request.handle(i) instanceof Bound b ? b : new Bound(request.key(i));
+    // ------------------------------------------------------------------ what calls write
+
+    byte[] prefix() {
+        return prefix;
     }
 
-    private <T> CompletableFuture<T> run(ScriptOutputType type, String[] keyArray, String[] args) {
-        try {
-            return connector.eval(Script.COUNTS, type, keyArray, args);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+    long padding() {
+        return padding;
     }
 
-    /** The manual clock's reading in microseconds since this store was built; empty: the server's clock. */
-    private String now() {
-        return testClock == null ? "" : Long.toString(Math.floorDiv(testClock.getAsLong() - origin, NANOS_PER_MICRO));
+    byte[] channel() {
+        return channel;
+    }
+
+    /** The manual clock's reading in microseconds since this store was built; {@link #SERVER_CLOCK}: Redis' clock. */
+    long now() {
+        return testClock == null ? SERVER_CLOCK : Math.floorDiv(testClock.getAsLong() - origin, NANOS_PER_MICRO);
     }
 
     /** A receipt, in nanoseconds on this store's clock, as the script's microseconds. */
-    private String micros(long receipt) {
-        return Long.toString(Math.floorDiv(receipt - origin, NANOS_PER_MICRO));
+    long micros(long receipt) {
+        return Math.floorDiv(receipt - origin, NANOS_PER_MICRO);
     }
 
-    private Outcome[] outcomes(RateLimitRequest request, int[] limits, int n, List<Object> reply) {
-        if (reply == null || reply.size() != REPLY_FIELDS * n) {
-            throw new IllegalStateException("ratelimit: unexpected reply from " + Script.COUNTS.name() + ": " + reply);
-        }
-        Outcome[] outcomes = new Outcome[n];
-        for (int k = 0; k < n; k++) {
-            int at = REPLY_FIELDS * k;
-            long state = number(reply.get(at));
-            long reset = number(reply.get(at + 2));
-            long receipt = number(reply.get(at + 4));
-            outcomes[k] = new Outcome(request.policy(limits == null ? k : limits[k]), STATES[(int) state],
-                    (int) number(reply.get(at + 1)), reset < 0 ? -1 : reset * NANOS_PER_MICRO,
-                    number(reply.get(at + 3)) * NANOS_PER_MICRO,
-                    receipt < 0 ? RateLimitDecision.NO_RECEIPT : receipt * NANOS_PER_MICRO + origin,
-                    number(reply.get(at + 5)) * NANOS_PER_MICRO);
-        }
-        return outcomes;
-    }
-
-    private static long number(Object value) {
-        return ((Number) value).longValue();
-    }
-
-    /**
-     * The store's handle on the counts of one {@link CountKey}: the end of their keys and the script's code
-     * of their algorithm for each kind, made once at deployment. Immutable but for {@code last}, a cache of
-     * the arguments of the last policy seen (limits sharing a name may differ in size), and {@code tagged}, the
-     * codes with the last sizing tag and window seen; each replaced whole.
-     */
-    private static final class Bound {
-        final CountKey key;
-        final String suffix;
-        final String[] codes;
-        volatile PolicyArgs last;
-        /** The codes with the last sizing tag and window seen, by kind: live values change them rarely. */
-        private volatile TaggedCodes tagged;
-
-        Bound(CountKey key) {
-            this.key = key;
-            this.suffix = RedisKeys.suffix(key);
-            String algorithm = switch (key.algorithm()) {
-                case SLIDING_WINDOW -> "s";
-                case STRICT_WINDOW -> "t";
-                case TOKEN_BUCKET -> "b";
-            };
-            Kind[] kinds = Kind.values();
-            this.codes = new String[kinds.length];
-            for (Kind kind : kinds) {
-                codes[kind.ordinal()] = algorithm + switch (kind) {
-                    case ACQUIRE -> "a";
-                    case SHADOW -> "s";
-                    case CHARGE -> "c";
-                };
-            }
-        }
-
-        /** The script's code of one limit: algorithm, kind, sizing tag and window ({@code sa12345/60}). */
-        String code(Kind kind, int tag, RateLimitPolicy policy) {
-            TaggedCodes codes = tagged;
-            if (codes == null || codes.tag != tag || codes.window != policy.windowSeconds()) {
-                String[] all = new String[this.codes.length];
-                for (int i = 0; i < all.length; i++) {
-                    all[i] = this.codes[i] + tag + "/" + policy.windowSeconds();
-                }
-                codes = new TaggedCodes(tag, policy.windowSeconds(), all);
-                tagged = codes;
-            }
-            return codes.codes[kind.ordinal()];
-        }
-
-        PolicyArgs args(RateLimitPolicy policy) {
-            PolicyArgs args = last;
-            if (args == null || args.policy != policy) {
-                args = new PolicyArgs(policy);
-                last = args;
-            }
-            return args;
-        }
-
-        @Override
-        public String toString() {
-            return "RedisRateLimitStore.Bound[" + key + "]";
-        }
-    }
-
-    /**
-     * What the script needs of a policy, as text: the permit limit, and the step of a window (an eighth of it)
-     * or the interval of a bucket ({@code ceil(window / permitLimit)}), in microseconds.
-     */
-    private static final class PolicyArgs {
-        final RateLimitPolicy policy;
-        final String limit;
-        final String size;
-
-        PolicyArgs(RateLimitPolicy policy) {
-            this.policy = policy;
-            this.limit = Integer.toString(policy.permitLimit());
-            long size = policy.algorithm() == RateLimitAlgorithm.TOKEN_BUCKET
-                    ? (policy.windowSeconds() * MICROS_PER_SECOND + policy.permitLimit() - 1) / policy.permitLimit()
-                    : policy.windowSeconds() * MICROS_PER_STEP_SECOND;
-            this.size = Long.toString(size);
-        }
-    }
-
-    private record TaggedCodes(int tag, int window, String[] codes) {
+    /** The script's microseconds of a receipt, as nanoseconds on this store's clock. */
+    long receipt(long micros) {
+        return micros * NANOS_PER_MICRO + origin;
     }
 
     /** Options of a {@link RedisRateLimitStore}; not thread-safe. */
     public static final class Builder {
 
-        private final String uriText;
-        private final RedisURI uri;
+        private final io.lettuce.core.RedisURI uri;
+        private final RedisTransport transport;
+        private final String where;
         private boolean cluster;
         private Duration timeout = DEFAULT_TIMEOUT;
         private String keyPrefix = RedisKeys.DEFAULT_PREFIX;
@@ -487,9 +378,15 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
         private long expiryPaddingMillis = TEST_EXPIRY_PADDING_MILLIS;
         private int mostMoves = SlotSplit.MOST_MOVES;
 
-        private Builder(String uri) {
-            this.uri = RedisUris.parse(uri);
-            this.uriText = uri;
+        private Builder(String uri, RedisTransport transport, String where) {
+            this.transport = transport;
+            if (transport == null) {
+                this.uri = RedisUris.parse(uri);
+                this.where = "uri=" + RedisUris.redact(uri);
+            } else {
+                this.uri = null;
+                this.where = where;
+            }
         }
 
         /** Talk the Redis Cluster protocol, the URI naming a seed node. Default false. */
@@ -501,7 +398,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
         /**
          * The longest Redis may take to answer a command, positive: commands never pile up behind a Redis that
          * hangs. Under the engine, longer than its {@code ratelimit.store.timeout-millis} (see the class
-         * comment). Default 250 ms.
+         * comment). Default 250 ms. (A transport given to {@link #builder(RedisTransport, String)} has its own.)
          */
         public Builder timeout(Duration timeout) {
             if (timeout.isNegative() || timeout.isZero()) {
@@ -511,7 +408,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
             return this;
         }
 
-        /** Text in front of every key; without braces. Default {@value RedisKeys#DEFAULT_PREFIX}. */
+        /** Text in front of every key (and of the channel of announcements); without braces. Default {@value RedisKeys#DEFAULT_PREFIX}. */
         public Builder keyPrefix(String keyPrefix) {
             new RedisKeys(keyPrefix);
             this.keyPrefix = keyPrefix;

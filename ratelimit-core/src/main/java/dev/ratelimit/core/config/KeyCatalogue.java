@@ -174,6 +174,14 @@ public final class KeyCatalogue {
             new Key("ratelimit.store.on-failure", Section.STORES, "`fail`, `allow` or `local`", "fail", null, false,
                     CORE, "What a call gets when the store fails or does not answer in time: `fail` (500, empty body), "
                             + "`allow` (let through uncounted), `local` (counted in this instance until the store answers)."),
+            new Key("ratelimit.store.retry-millis", Section.STORES, "integer, milliseconds, 0 .. 3600000", "1000",
+                    null, false, CORE, "Once a call timed out or could not reach the store, how long every call gets the "
+                            + "failure policy at once, without trying the store; then one call tries it. `0`: every call "
+                            + "tries the store."),
+            new Key("ratelimit.store.refusal-memory-millis", Section.STORES, "integer, milliseconds, 0 .. 3600000",
+                    "5000", null, false, CORE, "How long, at most, an instance answers a shared store's refusal itself "
+                            + "(never past the refusal's retry-after), so that a flood from one caller is not a flood of "
+                            + "store calls. `0`: every request asks the store."),
             new Key("ratelimit.redis.timeout-millis", Section.STORES, "integer, milliseconds, 1 .. 60000", null,
                     "`ratelimit.store.timeout-millis` applies", false, CORE,
                     "The older spelling of `ratelimit.store.timeout-millis`, read when that key is unset."),

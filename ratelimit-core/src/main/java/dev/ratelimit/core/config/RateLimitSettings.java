@@ -49,6 +49,10 @@ public final class RateLimitSettings {
     public static final String PLANS = "ratelimit.plans";
     public static final String STORE_TIMEOUT_MILLIS = "ratelimit.store.timeout-millis";
     public static final String STORE_ON_FAILURE = "ratelimit.store.on-failure";
+    /** How long, at most, an instance answers a refusal of a shared store itself (0: never). */
+    public static final String STORE_REFUSAL_MEMORY_MILLIS = "ratelimit.store.refusal-memory-millis";
+    /** How long after a store was unreachable the failure policy answers without calling it. */
+    public static final String STORE_RETRY_MILLIS = "ratelimit.store.retry-millis";
     /** The older spelling of {@link #STORE_TIMEOUT_MILLIS}, still read when that key is unset. */
     public static final String REDIS_TIMEOUT_MILLIS = "ratelimit.redis.timeout-millis";
     /** The older spelling of {@link #STORE_ON_FAILURE}, still read when that key is unset. */
@@ -74,6 +78,12 @@ public final class RateLimitSettings {
 
     /** Default of {@code ratelimit.store.timeout-millis}. */
     public static final int DEFAULT_TIMEOUT_MILLIS = 250;
+    /** Default of {@code ratelimit.store.refusal-memory-millis}. */
+    public static final int DEFAULT_REFUSAL_MEMORY_MILLIS = 5000;
+    /** Default of {@code ratelimit.store.retry-millis}. */
+    public static final int DEFAULT_RETRY_MILLIS = 1000;
+    /** The most either of them may be: an hour. */
+    private static final int MAX_STORE_MILLIS = 3_600_000;
     private static final int MAX_TIMEOUT_MILLIS = 60_000;
     private static final String HEADER_NAME = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
 
@@ -89,6 +99,8 @@ public final class RateLimitSettings {
     private final List<Plan> plans;
     private final int timeoutMillis;
     private final OnFailure onFailure;
+    private final int refusalMemoryMillis;
+    private final int retryMillis;
     private final boolean manualClock;
     private final String keySecret;
     private final LimitOverrides overrides;
@@ -134,6 +146,9 @@ public final class RateLimitSettings {
         String onFailureKey = read.text(STORE_ON_FAILURE) != null || read.text(REDIS_ON_FAILURE) == null
                 ? STORE_ON_FAILURE : REDIS_ON_FAILURE;
         this.onFailure = read.onFailure(onFailureKey);
+        this.refusalMemoryMillis = read.integer(STORE_REFUSAL_MEMORY_MILLIS, DEFAULT_REFUSAL_MEMORY_MILLIS, 0,
+                MAX_STORE_MILLIS);
+        this.retryMillis = read.integer(STORE_RETRY_MILLIS, DEFAULT_RETRY_MILLIS, 0, MAX_STORE_MILLIS);
         this.manualClock = read.bool(TEST_MANUAL_CLOCK, false);
         String secret = read.text(KEY_SECRET);
         if (secret != null && secret.length() < MIN_KEY_SECRET_LENGTH) {
@@ -220,6 +235,24 @@ public final class RateLimitSettings {
     /** {@value #STORE_ON_FAILURE} (or {@value #REDIS_ON_FAILURE}). */
     public OnFailure onFailure() {
         return onFailure;
+    }
+
+    /**
+     * {@value #STORE_REFUSAL_MEMORY_MILLIS}: how long, at most, this instance answers a refusal of a store that several
+     * instances share itself, until the refusal's retry-after, instead of asking the store again; 0 .. 3600000
+     * milliseconds, default {@value #DEFAULT_REFUSAL_MEMORY_MILLIS}; 0: the store is asked every time.
+     */
+    public int refusalMemoryMillis() {
+        return refusalMemoryMillis;
+    }
+
+    /**
+     * {@value #STORE_RETRY_MILLIS}: once the store could not be reached, how long calls get the failure policy at once,
+     * without calling the store, before one call tries it again; 0 .. 3600000 milliseconds, default
+     * {@value #DEFAULT_RETRY_MILLIS}; 0: every call tries the store.
+     */
+    public int retryMillis() {
+        return retryMillis;
     }
 
     /** {@value #TEST_MANUAL_CLOCK}. */

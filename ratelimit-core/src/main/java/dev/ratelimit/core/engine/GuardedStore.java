@@ -8,6 +8,7 @@ import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimitStoreException;
 import dev.ratelimit.core.config.OnFailure;
+import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.metrics.RateLimitMetrics;
 import dev.ratelimit.core.metrics.RateLimitMetrics.StoreOutcome;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
@@ -22,6 +23,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -32,10 +35,16 @@ import java.util.function.LongSupplier;
  * outages). One warning per outage, one line on recovery ({@link OutageLog}). It is a {@link RateLimitStore}
  * like the one it guards, and answers at once exactly when that one does.
  *
- * <p>A store that never answers costs one timer (the JDK's shared delay scheduler of
- * {@link CompletableFuture#orTimeout}), not a thread. A store that answers after the timeout has its permits
- * given back at once: the policy decided that call, so the store's late decision must not stay spent. A store
- * that answers at once is called without a stage or a timer.
+ * <p>Around a store that does not answer at once, two things spare the store and the caller: an outage
+ * costs one timeout ({@link OutageBreaker}: once the store could not be reached, calls get the policy at once for
+ * {@code ratelimit.store.retry-millis}, then one probes), and a store shared by several instances that announces what
+ * they do to its counts has its refusals answered here until they run out ({@link RefusalMemory}; also during an
+ * outage: they still hold).
+ *
+ * <p>A store that never answers costs no thread and no timer of its own: calls wait in one queue, in the order of
+ * their deadlines, watched by one task on the JDK's shared delay scheduler ({@link Deadlines}). A store that answers
+ * after the timeout has its permits given back at once: the policy decided that call, so the store's late decision
+ * must not stay spent. A store that answers at once is called without a stage or a timer.
  *
  * <p>A decision the policy made ({@code allow} or {@code local}) answers a twin of the request: the same
  * limits bound to the local store. So such a decision says itself that the store did not make it (its
@@ -50,6 +59,11 @@ final class GuardedStore implements RateLimitStore {
     private final OnFailure onFailure;
     private final InProcessRateLimitStore local;
     private final OutageLog outage;
+    private final OutageBreaker breaker;
+    /** Null when refusals are not remembered: the store answers at once, announces nothing, or the memory is off. */
+    private final RefusalMemory memory;
+    private final LongSupplier clock;
+    private final Deadlines deadlines;
     private final boolean timed;
     private final RateLimitMetrics.Timer decided;
     private final RateLimitMetrics.Timer failed;
@@ -59,18 +73,35 @@ final class GuardedStore implements RateLimitStore {
     private final ConcurrentHashMap<RateLimitRequest, RateLimitRequest> twins = new ConcurrentHashMap<>();
     private final Set<RateLimitRequest> twinSet = ConcurrentHashMap.newKeySet();
 
-    GuardedStore(RateLimitStore delegate, long timeoutMillis, OnFailure onFailure, int maxTrackedPartitions,
-                 LongSupplier localClock, RateLimitMetrics metrics) {
+    /**
+     * @param delegate the store
+     * @param settings its timeout, failure policy, retry time, refusal memory; the local store's size
+     * @param clock    the engine's clock, in nanoseconds: of the local store, the outage's retry and the memory
+     * @param metrics  the store durations
+     */
+    GuardedStore(RateLimitStore delegate, RateLimitSettings settings, LongSupplier clock, RateLimitMetrics metrics) {
         this.delegate = delegate;
         this.atOnce = delegate.answersAtOnce();
-        this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        this.onFailure = onFailure;
-        this.local = onFailure == OnFailure.LOCAL ? new InProcessRateLimitStore(maxTrackedPartitions, localClock) : null;
+        this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(settings.timeoutMillis());
+        this.onFailure = settings.onFailure();
+        this.local = onFailure == OnFailure.LOCAL
+                ? new InProcessRateLimitStore(settings.maxTrackedPartitions(), clock) : null;
         this.outage = new OutageLog("the store " + delegate, switch (onFailure) {
             case FAIL -> "calls fail (a request gets 500) (ratelimit.store.on-failure=fail)";
             case ALLOW -> "calls are let through uncounted (ratelimit.store.on-failure=allow)";
             case LOCAL -> "each instance counts alone, in process (ratelimit.store.on-failure=local)";
         });
+        this.clock = clock;
+        this.breaker = new OutageBreaker(atOnce ? 0 : settings.retryMillis(), clock);
+        RefusalMemory memory = null;
+        if (!atOnce && settings.enabled() && settings.refusalMemoryMillis() > 0) {
+            RefusalMemory candidate = new RefusalMemory(settings.refusalMemoryMillis(), settings.maxTrackedPartitions(), clock);
+            if (delegate.announceTo(candidate)) {
+                memory = candidate;
+            }
+        }
+        this.memory = memory;
+        this.deadlines = atOnce ? null : new Deadlines(timeoutNanos);
         this.timed = metrics.isEnabled();
         String name = delegate.storeName();
         this.decided = metrics.storeDuration(name, StoreOutcome.DECIDED);
@@ -100,10 +131,18 @@ final class GuardedStore implements RateLimitStore {
         return bounded(delegate.inspect(partition, request));
     }
 
-    /** The store's own answer, bounded by the timeout; no failure policy (an operator asked: tell them). */
+    /**
+     * The store's own answer, bounded by the timeout; no failure policy (an operator asked: tell them). What this
+     * instance remembered of the count is forgotten once it is done.
+     */
     @Override
     public CompletionStage<Void> restart(String partition, RateLimitRequest request) {
-        return bounded(delegate.restart(partition, request));
+        CompletionStage<Void> restarted = bounded(delegate.restart(partition, request));
+        if (memory == null) {
+            return restarted;
+        }
+        CountKey key = request.key(0);
+        return restarted.thenRun(() -> memory.gained(key.name(), key.plan(), key.partition(partition)));
     }
 
     private <T> CompletionStage<T> bounded(CompletionStage<T> stage) {
@@ -118,7 +157,7 @@ final class GuardedStore implements RateLimitStore {
         try {
             decision = delegate.decide(partition, request, multiple);
         } catch (RuntimeException e) {
-            return fallback(partition, request, multiple, e, start);
+            return fallback(partition, request, multiple, e, start, true);
         }
         if (timed) {
             decided.record(System.nanoTime() - start);
@@ -136,6 +175,20 @@ final class GuardedStore implements RateLimitStore {
                 return CompletableFuture.failedFuture(e);
             }
         }
+        RefusalMemory memory = this.memory;
+        long sentAt = 0;
+        long ticket = -1;
+        if (memory != null) {
+            RateLimitDecision remembered = memory.answer(partition, request, multiple);
+            if (remembered != null) {
+                return CompletableFuture.completedFuture(remembered);
+            }
+            ticket = memory.ticket();
+            sentAt = ticket < 0 ? 0 : clock.getAsLong();
+        }
+        if (!breaker.mayCall()) {
+            return answer(fallbackOrFailure(partition, request, multiple, breaker.cause(), 0, false));
+        }
         long start = timed ? System.nanoTime() : 0;
         CompletionStage<RateLimitDecision> stage;
         try {
@@ -144,32 +197,33 @@ final class GuardedStore implements RateLimitStore {
                 throw new IllegalStateException(delegate + " answered null");
             }
         } catch (RuntimeException e) {
-            try {
-                return CompletableFuture.completedFuture(fallback(partition, request, multiple, e, start));
-            } catch (RateLimitStoreException failure) {
-                return CompletableFuture.failedFuture(failure);
+            if (delegate.unreachable(e)) {
+                breaker.unreachable(e);
             }
+            return answer(fallbackOrFailure(partition, request, multiple, e, start, true));
         }
-        CompletableFuture<RateLimitDecision> answer = new CompletableFuture<>();
-        stage.whenComplete((decision, failure) -> {
-            if (failure == null) {
-                if (!answer.complete(decision) && decision != null && decision.allowed()) {
-                    release(decision); // answered after the timeout: the policy decided, so nothing stays spent
-                }
-            } else {
-                answer.completeExceptionally(failure);
-            }
-        });
-        return answer.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).handle((decision, failure) -> {
-            if (failure == null) {
-                if (timed) {
-                    decided.record(System.nanoTime() - start);
-                }
-                outage.answered();
-                return decision;
-            }
-            return fallback(partition, request, multiple, unwrap(failure), start);
-        });
+        Call call = new Call(partition, request, multiple, start, sentAt, ticket);
+        stage.whenComplete(call);
+        if (!call.isDone()) {
+            deadlines.watch(call);
+        }
+        return call;
+    }
+
+    /** A stage completed with what {@link #fallbackOrFailure} answered. */
+    private static CompletionStage<RateLimitDecision> answer(Object decided) {
+        return decided instanceof RateLimitDecision d ? CompletableFuture.completedFuture(d)
+                : CompletableFuture.failedFuture((Throwable) decided);
+    }
+
+    /** {@link #fallback}: its decision, or the {@link RateLimitStoreException} it threw. */
+    private Object fallbackOrFailure(String partition, RateLimitRequest request, int multiple, Throwable cause, long start,
+                                     boolean called) {
+        try {
+            return fallback(partition, request, multiple, cause, start, called);
+        } catch (RateLimitStoreException e) {
+            return e;
+        }
     }
 
     @Override
@@ -190,10 +244,39 @@ final class GuardedStore implements RateLimitStore {
         return stage.whenComplete((done, failure) -> {
             if (failure == null) {
                 outage.answered();
+                if (memory != null) {
+                    forgetSpent(decision);
+                }
             } else {
-                outage.failed("the give-back of " + decision.request(), unwrap(failure));
+                Throwable cause = unwrap(failure);
+                if (delegate.unreachable(cause)) {
+                    breaker.unreachable(cause);
+                }
+                outage.failed("the give-back of " + decision.request(), cause);
             }
         });
+    }
+
+    /** What the decision gave back, gained: the counts it spent from are no longer remembered refusing. */
+    private void forgetSpent(RateLimitDecision decision) {
+        for (int i = 0; i < decision.size(); i++) {
+            if (decision.outcome(i).spent()) {
+                CountKey key = decision.request().key(i);
+                memory.gained(key.name(), key.plan(), key.partition(decision.partition()));
+            }
+        }
+    }
+
+    /** The limits' values changed (live values): what was remembered for them may no longer hold. */
+    void forgetRefusals() {
+        if (memory != null) {
+            memory.forgetAll();
+        }
+    }
+
+    /** The memory of refusals, or null (tests). */
+    RefusalMemory memory() {
+        return memory;
     }
 
     @Override
@@ -203,7 +286,9 @@ final class GuardedStore implements RateLimitStore {
 
     /** What the policy does, for the start-up line. */
     String policy() {
-        return "timeout " + timeoutNanos / 1_000_000 + " ms, on failure " + onFailure.name().toLowerCase(Locale.ROOT);
+        return "timeout " + timeoutNanos / 1_000_000 + " ms, on failure " + onFailure.name().toLowerCase(Locale.ROOT)
+                + (atOnce ? "" : ", retry after " + breaker.retryMillis() + " ms, refusals remembered "
+                + (memory == null ? "never" : "up to " + memory.longestMillis() + " ms"));
     }
 
     @Override
@@ -211,13 +296,18 @@ final class GuardedStore implements RateLimitStore {
         return delegate.toString();
     }
 
+    /**
+     * @param start when the store was called ({@code System.nanoTime()}, for its duration), or any value when
+     *              {@code called} is false
+     * @param called false for a call that went without the store (an outage): no duration, nothing new to log
+     */
     private RateLimitDecision fallback(String partition, RateLimitRequest request, int multiple, Throwable cause,
-                                       long start) {
+                                       long start, boolean called) {
         boolean timeout = cause instanceof TimeoutException;
-        if (timed) {
+        if (timed && called) {
             (timeout ? timedOut : failed).record(System.nanoTime() - start);
         }
-        Throwable reported = timeout
+        Throwable reported = timeout && called
                 ? new TimeoutException("no answer within " + timeoutNanos / 1_000_000 + " ms") : cause;
         outage.failed(request.toString(), reported);
         switch (onFailure) {
@@ -233,7 +323,8 @@ final class GuardedStore implements RateLimitStore {
                 return local.decide(partition, twin(request), multiple);
             }
             default -> throw new RateLimitStoreException("ratelimit: the store " + delegate + " could not decide "
-                    + request + ": " + OutageLog.describe(reported), reported);
+                    + request + ": " + (called ? "" : "unreachable for the last " + breaker.retryMillis()
+                    + " ms or less, last ") + OutageLog.describe(reported), reported);
         }
     }
 
@@ -267,5 +358,81 @@ final class GuardedStore implements RateLimitStore {
             t = t.getCause();
         }
         return t;
+    }
+
+    /**
+     * One call to the store: the stage the engine gets, completed once, by whichever comes first of the store's answer
+     * and the deadline ({@code settled} by compare-and-set, so that the policy never decides a call whose answer is
+     * being taken, nor the other way round).
+     */
+    final class Call extends CompletableFuture<RateLimitDecision> implements BiConsumer<RateLimitDecision, Throwable> {
+
+        private static final AtomicIntegerFieldUpdater<Call> SETTLED =
+                AtomicIntegerFieldUpdater.newUpdater(Call.class, "settled");
+
+        final long deadline;
+        private final String partition;
+        private final RateLimitRequest request;
+        private final int multiple;
+        private final long start;
+        private final long sentAt;
+        private final long ticket;
+        private volatile int settled;
+
+        Call(String partition, RateLimitRequest request, int multiple, long start, long sentAt, long ticket) {
+            this.partition = partition;
+            this.request = request;
+            this.multiple = multiple;
+            this.start = start;
+            this.sentAt = sentAt;
+            this.ticket = ticket;
+            this.deadline = System.nanoTime() + timeoutNanos;
+        }
+
+        /** The store's answer. */
+        @Override
+        public void accept(RateLimitDecision decision, Throwable failure) {
+            if (failure == null && decision != null) {
+                breaker.answered();
+                if (ticket >= 0 && !decision.allowed()) {
+                    memory.remember(partition, request, multiple, decision, sentAt, ticket);
+                }
+                if (SETTLED.compareAndSet(this, 0, 1)) {
+                    if (timed) {
+                        decided.record(System.nanoTime() - start);
+                    }
+                    outage.answered();
+                    complete(decision);
+                } else if (decision.allowed()) {
+                    release(decision); // answered after the timeout: the policy decided, so nothing stays spent
+                }
+                return;
+            }
+            Throwable cause = failure == null ? new IllegalStateException(delegate + " answered null") : unwrap(failure);
+            if (delegate.unreachable(cause)) {
+                breaker.unreachable(cause);
+            }
+            settleWithout(cause);
+        }
+
+        /** The deadline passed without an answer. */
+        void timedOut() {
+            if (settled == 0) {
+                TimeoutException timeout = new TimeoutException("no answer within " + timeoutNanos / 1_000_000 + " ms");
+                breaker.unreachable(timeout);
+                settleWithout(timeout);
+            }
+        }
+
+        private void settleWithout(Throwable cause) {
+            if (SETTLED.compareAndSet(this, 0, 1)) {
+                Object answer = fallbackOrFailure(partition, request, multiple, cause, start, true);
+                if (answer instanceof RateLimitDecision d) {
+                    complete(d);
+                } else {
+                    completeExceptionally((Throwable) answer);
+                }
+            }
+        }
     }
 }

@@ -64,8 +64,7 @@ public final class RateLimitEngine {
         this.partitioner = b.partitioner != null ? b.partitioner : new OrderedPartitioner(settings.partitionBy(),
                 settings.partitionHeader(), settings.clientAddresses());
         this.planResolver = b.planResolver;
-        this.store = new GuardedStore(b.store, settings.timeoutMillis(), settings.onFailure(),
-                settings.maxTrackedPartitions(), b.clock, b.metrics);
+        this.store = new GuardedStore(b.store, settings, b.clock, b.metrics);
         this.atOnce = store.answersAtOnce();
         this.allowOnFailure = settings.onFailure() == OnFailure.ALLOW;
         this.argumentKeys = ArgumentKeys.of(settings.keySecret());
@@ -109,6 +108,7 @@ public final class RateLimitEngine {
      */
     public void apply(RateLimitSettings next) {
         binder.apply(Objects.requireNonNull(next, "next"));
+        store.forgetRefusals(); // a raised limit must let a refused caller in at once
     }
 
     /** {@link #apply} without putting anything in force: throws as it would. */

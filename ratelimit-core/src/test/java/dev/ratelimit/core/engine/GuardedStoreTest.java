@@ -411,12 +411,15 @@ class GuardedStoreTest {
     // ---------------------------------------------------------------- helpers
 
     private RateLimitEngine engine(String onFailure, String... more) {
-        String[] config = new String[more.length + 4];
+        // retry 0: every call tries the store (what happens between failures is OutageBreakerTest's)
+        String[] config = new String[more.length + 6];
         config[0] = "ratelimit.store.timeout-millis";
         config[1] = "50";
         config[2] = "ratelimit.store.on-failure";
         config[3] = onFailure;
-        System.arraycopy(more, 0, config, 4, more.length);
+        config[4] = "ratelimit.store.retry-millis";
+        config[5] = "0";
+        System.arraycopy(more, 0, config, 6, more.length);
         RateLimitEngine engine = RateLimitEngine.builder(settings(config), store).metrics(metrics).clock(clock).build();
         assertThat(store.answersAtOnce()).isFalse();
         return engine;
@@ -432,6 +435,8 @@ class GuardedStoreTest {
         volatile boolean releaseFails;
         /** Answers of {@link Behaviour#LATE}, run when the test says (after the timeout). */
         final List<Runnable> late = new CopyOnWriteArrayList<>();
+        /** Calls of acquire. */
+        final java.util.concurrent.atomic.AtomicInteger acquires = new java.util.concurrent.atomic.AtomicInteger();
 
         SwitchableStore(ManualClock clock) {
             this.counts = new InProcessRateLimitStore(10_000, clock);
@@ -444,6 +449,7 @@ class GuardedStoreTest {
 
         @Override
         public CompletionStage<RateLimitDecision> acquire(String partition, RateLimitRequest request, int multiple) {
+            acquires.incrementAndGet();
             return switch (state) {
                 case ANSWER -> counts.acquire(partition, request, multiple);
                 case THROW -> throw new IllegalStateException("connection reset");

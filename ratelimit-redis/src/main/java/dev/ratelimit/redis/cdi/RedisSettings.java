@@ -66,6 +66,11 @@ public record RedisSettings(String uri, boolean cluster, String keyPrefix) {
         return RedisRateLimitStore.builder(uri).cluster(cluster).timeout(timeout).keyPrefix(keyPrefix);
     }
 
+    /** {@link #uri()} without its password, fit for a log; null when unset. */
+    public String redactedUri() {
+        return uri == null ? null : RedisUris.redact(uri);
+    }
+
     private static String text(Config config, String key) {
         return config.getOptionalValue(key, String.class).map(String::strip).filter(v -> !v.isEmpty()).orElse(null);
     }

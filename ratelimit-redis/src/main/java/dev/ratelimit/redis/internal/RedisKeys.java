@@ -1,6 +1,7 @@
 package dev.ratelimit.redis.internal;
 
 import dev.ratelimit.core.CountKey;
+import dev.ratelimit.redis.transport.CountKeys;
 
 /**
  * The key of the count of (name, plan, partition): {@code <prefix>{<n>:<partition>}<name>[/<plan>]},
@@ -29,8 +30,6 @@ public final class RedisKeys {
     /** Default of {@code ratelimit.redis.key-prefix}. */
     public static final String DEFAULT_PREFIX = "ratelimit:";
 
-    private static final char[] HEX = "0123456789abcdef".toCharArray();
-
     /** The hash tag of every count per application: that of the partition {@value CountKey#APPLICATION}. */
     public static final String APPLICATION_TAG = tag(CountKey.APPLICATION);
 
@@ -48,18 +47,9 @@ public final class RedisKeys {
         return prefix;
     }
 
-    /** The hash tag that every count of the partition carries, braces included. */
+    /** The hash tag that every count of the partition carries, braces included ({@link CountKeys#tag}). */
     public static String tag(String partition) {
-        int bytes = utf8Length(partition);
-        if (bytes < 0) {
-            StringBuilder hex = new StringBuilder(partition.length() * 4 + 3).append("{x");
-            for (int i = 0; i < partition.length(); i++) {
-                char c = partition.charAt(i);
-                hex.append(HEX[c >>> 12]).append(HEX[(c >>> 8) & 15]).append(HEX[(c >>> 4) & 15]).append(HEX[c & 15]);
-            }
-            return hex.append('}').toString();
-        }
-        return "{" + bytes + ':' + partition + '}';
+        return CountKeys.tag(partition);
     }
 
     /** What follows the {@link #tag} in the keys of a {@link CountKey}'s counts: {@code name} or {@code name/plan}. */
@@ -70,26 +60,5 @@ public final class RedisKeys {
     /** The key of a count: a partition's {@link #tag}, then the {@link #suffix} of its {@link CountKey}. */
     public String key(String tag, String suffix) {
         return prefix + tag + suffix;
-    }
-
-    /** UTF-8 length of {@code s}; -1 when it holds a lone surrogate. */
-    static int utf8Length(String s) {
-        int bytes = 0;
-        for (int i = 0, n = s.length(); i < n; i++) {
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                bytes += 1;
-            } else if (c < 0x800) {
-                bytes += 2;
-            } else if (!Character.isSurrogate(c)) {
-                bytes += 3;
-            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-                bytes += 4;
-                i++;
-            } else {
-                return -1;
-            }
-        }
-        return bytes;
     }
 }

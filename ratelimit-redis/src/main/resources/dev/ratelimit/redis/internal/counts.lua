@@ -28,15 +28,21 @@
 -- comes to hold nothing (the return of its last permit, reserved ones included; a bucket's tat), and that
 -- loses nothing.
 --
+-- Announcements (refusals answered by each instance until a give-back or restart): a count that refuses an acquire that may not wait is flagged (the key KEYS[i] .. '!',
+-- in the same slot, expiring with the refusal's retry-after); a give-back or a restart that finds the flag clears it
+-- and publishes the count's key on the channel, so that every instance forgets the refusal it may remember. Nothing
+-- is flagged or published when the channel is empty.
+--
 -- KEYS[i]  the count of limit i; all in one hash slot
 -- ARGV[1]  'a' (acquire), 'd' (decide only: as acquire, but spend nothing), 'r' (release), 'i' (inspect: the
 --          count of KEYS[1] as a request would find it, spending and writing nothing) or 'x' (restart: forget
 --          the count of KEYS[1])
 -- ARGV[2]  now; empty: the server's clock (a test passes its manual clock's reading instead)
 -- ARGV[3]  milliseconds added to every expiry (0 in production; a manual clock stands while real time passes)
--- acquire: ARGV[4]  microseconds from now before which the call does not go (0; more for the second part of a
+-- ARGV[4]  the channel of announcements; empty: none
+-- acquire: ARGV[5]  microseconds from now before which the call does not go (0; more for the second part of a
 --                   request split over two cluster slots: it goes at the first part's instant, or later)
---          ARGV[6i-1 .. 6i+4] for limit i: its code (algorithm s|t|b = sliding|strict|bucket, then kind
+--          ARGV[6i .. 6i+5] for limit i: its code (algorithm s|t|b = sliding|strict|bucket, then kind
 --          a|s|c = acquire|shadow|charge, then the sizing tag and the window in seconds: 'sa12345/60'; the
 --          two letters alone: tag 0), permit limit, step (windows) or interval (bucket), permits, the
 --          longest it may wait in microseconds (0: it may not), and a receipt of these permits to give back
@@ -45,9 +51,9 @@
 --          microseconds until the oldest permit returns / the bucket is full (-1: nothing spent);
 --          microseconds until the request could be allowed (0 unless refused); receipt (-1: none);
 --          microseconds until the call goes (0 unless its permits were reserved)
--- release: ARGV[2i+2], ARGV[2i+3] for key i: the receipt and the permits to give back
+-- release: ARGV[2i+3], ARGV[2i+4] for key i: the receipt and the permits to give back
 --          Reply: the permits given back
--- inspect: ARGV[4 .. 10] as for acquire, of one limit (permits 1, no wait, no receipt)
+-- inspect: ARGV[5 .. 11] as for acquire, of one limit (permits 1, no wait, no receipt)
 --          Reply: permits left; reset as for acquire; permits in debt (spent past the limit by a charge)
 -- restart: no more arguments. Reply: 0
 local floor, max, min = math.floor, math.max, math.min
@@ -64,6 +70,7 @@ else
   now = tonumber(ARGV[2])
 end
 local padding = tonumber(ARGV[3])
+local channel = ARGV[4]
 local INT_MAX = 2147483647
 local CAP = 4503599627370496 -- 2^52 us (142 years): how far past now a bucket in debt may go
 local WINDOW = {[8] = '<c1Bdddddddddddd', [9] = '<c1Bddddddddddddd'} -- untagged: tag 0
@@ -376,6 +383,22 @@ local function giveBack(c, receipt, permits)
   return back
 end
 
+-- announcements ---------------------------------------------------------------------------------------
+
+-- the count of key refused an acquire that may not wait, for retry microseconds
+local function flag(key, retry)
+  if channel ~= '' then
+    redis.call('SET', key .. '!', '1', 'PX', floor((retry + 999) / 1000) + padding)
+  end
+end
+
+-- the count of key gained permits: announced when it refused since its last announcement
+local function announce(key)
+  if channel ~= '' and redis.call('DEL', key .. '!') == 1 then
+    redis.call('PUBLISH', channel, key)
+  end
+end
+
 -- release ---------------------------------------------------------------------------------------------
 
 if ARGV[1] == 'r' then
@@ -384,10 +407,11 @@ if ARGV[1] == 'r' then
     local raw = redis.call('GET', KEYS[k])
     local c = loadBucket(raw) or loadWindow(raw)
     if c then
-      local back = giveBack(c, tonumber(ARGV[2 * k + 2]), tonumber(ARGV[2 * k + 3]))
+      local back = giveBack(c, tonumber(ARGV[2 * k + 3]), tonumber(ARGV[2 * k + 4]))
       if back > 0 then
         given = given + back
         save(KEYS[k], c)
+        announce(KEYS[k])
       end
     end
   end
@@ -396,21 +420,21 @@ end
 
 -- acquire ---------------------------------------------------------------------------------------------
 
--- the count of KEYS[k] as a request of limit k finds it: first the receipt of ARGV[6k+4] given back (to the
+-- the count of KEYS[k] as a request of limit k finds it: first the receipt of ARGV[6k+5] given back (to the
 -- count as it was sized, which issued it); then re-sized when the request's sizing tag is another (as
 -- WindowCount and BucketCount.adopt: the same window, the new limit with the permits spent kept, and a
 -- window's reservations kept as they are, permits promised already; another window or algorithm, afresh);
 -- then sized by the request if it holds nothing. c.changed: the give-back changed what is stored
 local function load(k)
-  local code = ARGV[6 * k - 1]
+  local code = ARGV[6 * k]
   local algorithm = string.byte(code, 1)
   local tag, window = string.match(code, '^..(%-?%d*)/?(%d*)$')
   tag = tonumber(tag) or 0
   window = tonumber(window) or 0
-  local limit = tonumber(ARGV[6 * k])
-  local size = tonumber(ARGV[6 * k + 1])
-  local permits = tonumber(ARGV[6 * k + 2])
-  local receipt = ARGV[6 * k + 4]
+  local limit = tonumber(ARGV[6 * k + 1])
+  local size = tonumber(ARGV[6 * k + 2])
+  local permits = tonumber(ARGV[6 * k + 3])
+  local receipt = ARGV[6 * k + 5]
   local raw = redis.call('GET', KEYS[k])
   local c
   if algorithm == 98 then -- b: a token bucket
@@ -451,13 +475,14 @@ local function load(k)
   c.tag = tag
   c.kind = string.byte(code, 2) -- a 97, s 115, c 99
   c.permits = permits
-  c.wait = tonumber(ARGV[6 * k + 3])
+  c.wait = tonumber(ARGV[6 * k + 4])
   c.changed = changed
   return c
 end
 
 if ARGV[1] == 'x' then
   redis.call('DEL', KEYS[1])
+  announce(KEYS[1])
   return 0
 end
 
@@ -475,7 +500,7 @@ end
 
 local counts = {}
 local all = ARGV[1] == 'a'
-local goAt = now + tonumber(ARGV[4]) -- when the call goes: the latest grant of its limits that wait
+local goAt = now + tonumber(ARGV[5]) -- when the call goes: the latest grant of its limits that wait
 for k = 1, #KEYS do
   local c = load(k)
   if c.kind == 97 and c.wait == 0 then
@@ -504,9 +529,15 @@ for k = 1, #KEYS do
     state, left = 1, remaining(c)
   else
     retry = grantAt(c, c.permits) - now
+    if c.kind == 97 and c.wait == 0 then
+      flag(KEYS[k], retry)
+    end
   end
   if state == 0 or c.changed then
     save(KEYS[k], c)
+  end
+  if c.changed then
+    announce(KEYS[k]) -- a split request moved its permits: the count may hold more now
   end
   local at = 6 * (k - 1)
   reply[at + 1] = state

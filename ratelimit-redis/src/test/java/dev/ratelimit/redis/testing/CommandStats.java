@@ -32,6 +32,12 @@ public record CommandStats(Map<String, Long> succeeded, Map<String, Long> failed
         return delta(succeeded, before.succeeded);
     }
 
+    /** Script calls ({@code EVALSHA} and {@code EVAL}) that succeeded since {@code before}. */
+    public long scriptCallsSince(CommandStats before) {
+        Map<String, Long> since = succeededSince(before);
+        return since.getOrDefault("evalsha", 0L) + since.getOrDefault("eval", 0L);
+    }
+
     /** The commands that failed since {@code before}, with how many times. */
     public Map<String, Long> failedSince(CommandStats before) {
         return delta(failed, before.failed);

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.type.LogicalType;
+import dev.ratelimit.examples.todos.peer.Bucket4jLettucePeer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import jakarta.ws.rs.ext.ContextResolver;
 import java.net.URI;
@@ -85,7 +86,7 @@ public final class TodosServer implements AutoCloseable {
     }
 
     static ResourceConfig resourceConfig() {
-        return ResourceConfig.forApplicationClass(TodosApplication.class)
+        ResourceConfig config = ResourceConfig.forApplicationClass(TodosApplication.class)
                 .packages(true, LIBRARY_PACKAGES)
                 .packages(false, APPLICATION_PACKAGE)
                 .register(new PortableJson())
@@ -94,6 +95,8 @@ public final class TodosServer implements AutoCloseable {
                 .property(CommonProperties.JSON_BINDING_FEATURE_DISABLE_SERVER, true)
                 // WADL needs a JAXB implementation; without one Jersey only warns that it is off.
                 .property(ServerProperties.WADL_FEATURE_DISABLE, true);
+        Bucket4jLettucePeer.registerIfAsked(config); // the HTTP benchmarks' peer: off unless asked for
+        return config;
     }
 
     /**

@@ -237,6 +237,21 @@ public interface RateLimitConfig {
          */
         @ConfigDocDefault("fail")
         Optional<String> onFailure();
+
+        /**
+         * How long, at most, in milliseconds (0 .. 3600000), an instance answers a refusal of a store that several
+         * instances share itself, until its retry-after, instead of asking the store again; 0: the store is asked
+         * every time.
+         */
+        @ConfigDocDefault("5000")
+        Optional<String> refusalMemoryMillis();
+
+        /**
+         * Once the store could not be reached, how long, in milliseconds (0 .. 3600000), calls get the failure policy
+         * at once, without calling it, before one call tries it again; 0: every call tries the store.
+         */
+        @ConfigDocDefault("1000")
+        Optional<String> retryMillis();
     }
 
     /** The Redis store. */

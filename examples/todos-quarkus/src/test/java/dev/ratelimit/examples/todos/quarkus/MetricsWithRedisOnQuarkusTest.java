@@ -40,7 +40,7 @@ class MetricsWithRedisOnQuarkusTest {
                     "quarkus.arc.exclude-types", PendingDecisionStore.class.getName(),
                     "ratelimit.limits.export.mode", "shadow",
                     "ratelimit.store.on-failure", "allow",
-                    "ratelimit.store.timeout-millis", "200");
+                    "ratelimit.store.timeout-millis", "1000");
         }
 
         @Override

@@ -6,11 +6,16 @@ import java.util.Map;
 
 /**
  * A real Redis (ratelimit-redis' {@link RedisServerExtension}), started before Quarkus boots and stopped
- * after it; Quarkus is given its URI as {@code ratelimit.redis.uri}.
+ * after it; Quarkus is given its URI as {@code ratelimit.redis.uri} ({@link #key()}).
  */
 public class RedisTestResource implements QuarkusTestResourceLifecycleManager {
 
     private RedisServerExtension redis;
+
+    /** The configuration key that gets Redis' URI. */
+    protected String key() {
+        return "ratelimit.redis.uri";
+    }
 
     @Override
     public Map<String, String> start() {
@@ -19,7 +24,7 @@ public class RedisTestResource implements QuarkusTestResourceLifecycleManager {
         } catch (Exception e) {
             throw new IllegalStateException("cannot start Redis", e);
         }
-        return Map.of("ratelimit.redis.uri", redis.uri());
+        return Map.of(key(), redis.uri());
     }
 
     @Override

@@ -1,4 +1,4 @@
-package dev.ratelimit.redis.internal;
+package dev.ratelimit.redis.transport;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -7,19 +7,36 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
-/** A Lua script shipped beside this class, with the SHA-1 that {@code EVALSHA} names it by. Immutable. */
-public record Script(String name, String text, String sha) {
+/**
+ * A Lua script that ships with the store, with the SHA-1 that {@code EVALSHA} names it by, in text and in bytes.
+ * Immutable.
+ *
+ * @param name the resource's name
+ * @param text the script
+ * @param sha  its SHA-1, 40 hexadecimal digits
+ */
+public record RedisScript(String name, String text, String sha) {
 
-    /** Decides a request's limits, or gives back what a decision spent: {@code counts.lua}. */
-    public static final Script COUNTS = load("counts.lua");
+    /** Decides a request's limits, gives back what a decision spent, reads or restarts one count. */
+    public static final RedisScript COUNTS = load("counts.lua");
 
-    private static Script load(String resource) {
-        try (InputStream in = Script.class.getResourceAsStream(resource)) {
+    /** The script's UTF-8 bytes. */
+    public byte[] textBytes() {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The SHA-1's ASCII bytes. */
+    public byte[] shaBytes() {
+        return sha.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static RedisScript load(String resource) {
+        try (InputStream in = RedisScript.class.getResourceAsStream("/dev/ratelimit/redis/internal/" + resource)) {
             if (in == null) {
                 throw new IllegalStateException("ratelimit-redis: " + resource + " is missing from the jar");
             }
             String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            return new Script(resource, text, sha1(text));
+            return new RedisScript(resource, text, sha1(text));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

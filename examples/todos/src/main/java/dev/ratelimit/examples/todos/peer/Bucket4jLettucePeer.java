@@ -1,0 +1,75 @@
+package dev.ratelimit.examples.todos.peer;
+
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.ConsumptionProbe;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.distributed.proxy.ProxyManager;
+import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import jakarta.annotation.Priority;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.core.Response;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.function.Supplier;
+import org.glassfish.jersey.server.ResourceConfig;
+
+/**
+ * For the HTTP benchmarks only, off unless {@value #REDIS_URI} is set: Bucket4j's Lettuce proxy (its
+ * compare-and-swap proxy manager: a {@code GET}, the bucket's arithmetic in this JVM, a compare-and-swap script,
+ * retried under contention) as the example's limiter, in a request filter of every request, with the limit and keys
+ * the benchmarks give ratelimit ({@code ratelimit.enabled=false} beside it): a bucket per {@code X-Api-Key} (one for
+ * requests without), {@value #PERMIT_LIMIT} permits a minute (default 100), refilled greedily. Refused: 429 with
+ * {@code Retry-After}. Waits for Redis on the request's thread, as Bucket4j's synchronous API does.
+ *
+ * <p>Thread-safe: the proxy manager and the connection are.
+ */
+@Priority(Priorities.AUTHENTICATION + 1)
+public final class Bucket4jLettucePeer implements ContainerRequestFilter {
+
+    /** Where Redis is; unset: no peer. */
+    public static final String REDIS_URI = "benchmark.bucket4j.redis-uri";
+    /** Permits a minute. */
+    public static final String PERMIT_LIMIT = "benchmark.bucket4j.permit-limit";
+
+    private static final Duration WINDOW = Duration.ofSeconds(60);
+
+    private final ProxyManager<byte[]> buckets;
+    private final Supplier<BucketConfiguration> configuration;
+
+    private Bucket4jLettucePeer(StatefulRedisConnection<byte[], byte[]> connection, long permits) {
+        this.buckets = Bucket4jLettuce.casBasedBuilder(connection)
+                .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(WINDOW))
+                .build();
+        BucketConfiguration config = BucketConfiguration.builder()
+                .addLimit(limit -> limit.capacity(permits).refillGreedy(permits, WINDOW))
+                .build();
+        this.configuration = () -> config;
+    }
+
+    /** Registers the peer with {@code config} when {@value #REDIS_URI} is set; else does nothing. */
+    public static void registerIfAsked(ResourceConfig config) {
+        String uri = System.getProperty(REDIS_URI);
+        if (uri == null || uri.isBlank()) {
+            return;
+        }
+        long permits = Long.parseLong(System.getProperty(PERMIT_LIMIT, "100"));
+        RedisClient client = RedisClient.create(uri);
+        config.register(new Bucket4jLettucePeer(client.connect(ByteArrayCodec.INSTANCE), permits));
+    }
+
+    @Override
+    public void filter(ContainerRequestContext request) {
+        String key = request.getHeaderString("X-Api-Key");
+        byte[] id = (key == null ? "anonymous" : "X-Api-Key:" + key).getBytes(StandardCharsets.UTF_8);
+        ConsumptionProbe probe = buckets.builder().build(id, configuration).tryConsumeAndReturnRemaining(1);
+        if (!probe.isConsumed()) {
+            long seconds = Math.max(1, (probe.getNanosToWaitForRefill() + 999_999_999L) / 1_000_000_000L);
+            request.abortWith(Response.status(429).header("Retry-After", seconds).build());
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package dev.ratelimit.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.core.CountKey;
+import dev.ratelimit.core.RateLimitAlgorithm;
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitRequest;
+import dev.ratelimit.core.RateLimitRequest.Kind;
+import dev.ratelimit.core.RateLimitStore.CountListener;
+import dev.ratelimit.redis.testing.Await;
+import dev.ratelimit.redis.testing.RedisServerExtension;
+import dev.ratelimit.redis.testing.Resp;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * What the store announces, on a real Redis, through a second store that listens as another instance
+ * would: a give-back or a restart of a count that refused since its last announcement is published once; counts
+ * that never refused cost nothing; the listener hears that anything may have changed each time its subscription is
+ * in place, after Redis comes back too.
+ */
+class AnnouncementsTest {
+
+    @RegisterExtension
+    static final RedisServerExtension REDIS = new RedisServerExtension();
+
+    private static final RateLimitPolicy LIMIT = new RateLimitPolicy("announced", 2, 60);
+
+    private final Recording heard = new Recording();
+    private RedisRateLimitStore writer;
+    private RedisRateLimitStore listener;
+    private RateLimitRequest request;
+
+    @BeforeEach
+    void stores() throws Exception {
+        writer = RedisRateLimitStore.builder(REDIS.uri()).keyPrefix("announce:").timeout(Duration.ofSeconds(5)).build();
+        listener = RedisRateLimitStore.builder(REDIS.uri()).keyPrefix("announce:").timeout(Duration.ofSeconds(5)).build();
+        assertThat(writer.announceTo(new Recording())).isTrue(); // the writer's script flags and publishes
+        assertThat(listener.announceTo(heard)).isTrue();
+        CountKey key = new CountKey(LIMIT.name(), "gold", RateLimitAlgorithm.SLIDING_WINDOW);
+        request = RateLimitRequest.of(writer.bind(key), key, LIMIT, 1, Kind.ACQUIRE);
+        awaitUntil("subscribed", () -> heard.subscriptions.get() == 1);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        writer.close();
+        listener.close();
+        REDIS.start();
+    }
+
+    @Test
+    void aGiveBackToACountThatRefusedIsAnnouncedOnceWithItsNamePlanAndPartition() throws Exception {
+        String partition = "X-Api-Key:{odd}:ключ";
+        RateLimitDecision first = acquire(partition);
+        acquire(partition);
+        assertThat(acquire(partition).allowed()).isFalse();
+
+        writer.release(first).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        awaitUntil("the give-back announced", () -> !heard.gained.isEmpty());
+        assertThat(heard.gained).containsExactly("announced/gold@" + partition);
+
+        RateLimitDecision again = acquire(partition);
+        writer.release(again).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        writer.release(acquire(partition)).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertThat(heard.gained).as("no refusal since the announcement: nothing more").hasSize(1);
+    }
+
+    @Test
+    void aRestartOfACountThatRefusedIsAnnounced() throws Exception {
+        acquire("p");
+        acquire("p");
+        acquire("p");
+
+        writer.restart("p", request).toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+        awaitUntil("the restart announced", () -> heard.gained.contains("announced/gold@p"));
+    }
+
+    @Test
+    void countsThatNeverRefusedAnnounceNothingAndLeaveNoFlag() throws Exception {
+        RateLimitDecision spent = acquire("calm");
+        writer.release(spent).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        writer.restart("calm", request).toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+        try (Resp resp = REDIS.client()) {
+            @SuppressWarnings("unchecked")
+            List<Object> flags = (List<Object>) resp.call("KEYS", "announce:*!");
+            assertThat(flags).isEmpty();
+        }
+        Thread.sleep(200); // nothing to wait for: a message would have come by now
+        assertThat(heard.gained).isEmpty();
+    }
+
+    @Test
+    void theFlagOfARefusalExpiresWithItsRetryAfter() throws Exception {
+        acquire("short");
+        acquire("short");
+        acquire("short");
+        try (Resp resp = REDIS.client()) {
+            long ttl = resp.number("PTTL", "announce:{5:short}announced/gold!");
+            assertThat(ttl).isBetween(55_000L, 60_001L);
+        }
+    }
+
+    @Test
+    void theListenerHearsThatAnythingMayHaveChangedWhenItsSubscriptionIsBackAfterAnOutage() throws Exception {
+        REDIS.stop();
+        REDIS.start();
+
+        awaitUntil("resubscribed", () -> heard.subscriptions.get() == 2);
+    }
+
+    private RateLimitDecision acquire(String partition) throws Exception {
+        return writer.acquire(partition, request, 1).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    }
+
+    private static void awaitUntil(String what, BooleanSupplier condition) throws Exception {
+        Await.until(what, 15, condition::getAsBoolean);
+    }
+
+    /** What a listener heard: each count as {@code name/plan@partition}, and how often it (re)subscribed. */
+    private static final class Recording implements CountListener {
+        final List<String> gained = new CopyOnWriteArrayList<>();
+        final AtomicInteger subscriptions = new AtomicInteger();
+
+        @Override
+        public void gained(String name, String plan, String partition) {
+            gained.add(name + (plan == null ? "" : "/" + plan) + "@" + partition);
+        }
+
+        @Override
+        public void anyMayHaveGained() {
+            subscriptions.incrementAndGet();
+        }
+    }
+}

@@ -1,0 +1,226 @@
+package dev.ratelimit.redis;
+
+import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
+import static dev.ratelimit.core.testing.EngineFixtures.limit;
+import static dev.ratelimit.core.testing.EngineFixtures.beanMethod;
+import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimitDecision.Outcome;
+import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.config.RateLimitSettings;
+import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.declaration.LimitDeclaration;
+import dev.ratelimit.core.engine.RateLimitEngine;
+import dev.ratelimit.core.engine.RequestLedger;
+import dev.ratelimit.redis.testing.Await;
+import dev.ratelimit.redis.testing.CommandStats;
+import dev.ratelimit.redis.testing.RedisServerExtension;
+import dev.ratelimit.redis.testing.Resp;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Callable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Refusals answered at home by two application instances on one real Redis: two engines, each on a store
+ * and Lettuce client of its own, as two JVMs would be. A flood of one caller costs about one script call per
+ * instance; a reset, a give-back or a raised limit on one lets the remembered caller in on the other at once; counts
+ * stay exact.
+ */
+class RefusalsAcrossInstancesTest {
+
+    @RegisterExtension
+    static final RedisServerExtension REDIS = new RedisServerExtension();
+
+    private static final LimitDeclaration MODULE = limit("module", 100, 60);
+    private static final LimitDeclaration DEFAULT = limit("default", 3, 60);
+
+    private final List<RedisRateLimitStore> stores = new ArrayList<>();
+    private final String prefix = "across-" + UUID.randomUUID() + ":";
+
+    @AfterEach
+    void close() {
+        stores.forEach(RedisRateLimitStore::close);
+    }
+
+    @Test
+    void aFloodFromOneCallerCostsAtMostOneScriptCallPerInstanceAndIsAnsweredAsTheStoreWould() throws Exception {
+        Instance a = instance();
+        Instance b = instance();
+        BoundLimits onA = a.engine.binder().bind(beanMethod("TodoResource.all()", MODULE, DEFAULT));
+        BoundLimits onB = b.engine.binder().bind(beanMethod("TodoResource.all()", MODULE, DEFAULT));
+        for (int i = 0; i < 3; i++) {
+            assertThat(decideNow((i % 2 == 0 ? a : b).engine, (i % 2 == 0 ? a : b).engine.ledger("flood"),
+                    i % 2 == 0 ? onA : onB).allowed()).isTrue();
+        }
+        assertThat(decideNow(a.engine, a.engine.ledger("flood"), onA).allowed()).as("the first refusal").isFalse();
+        CommandStats before = stats();
+
+        RateLimitDecision last = null;
+        for (int i = 0; i < 600; i++) {
+            Instance at = i % 2 == 0 ? b : a;
+            last = decideNow(at.engine, at.engine.ledger("flood"), i % 2 == 0 ? onB : onA);
+            assertThat(last.allowed()).isFalse();
+        }
+
+        assertThat(scriptCalls(before)).as("600 refused requests through two instances").isLessThanOrEqualTo(2);
+        RateLimitDecision store = stores.get(0).acquire("flood", last.request(), 1).toCompletableFuture()
+                .get(5, TimeUnit.SECONDS);
+        for (int i = 0; i < 2; i++) {
+            Outcome remembered = last.outcome(i);
+            Outcome now = store.outcome(i);
+            assertThat(remembered.state()).isEqualTo(now.state());
+            assertThat(remembered.remaining()).isEqualTo(now.remaining());
+            assertThat(remembered.resetSeconds()).isBetween(now.resetSeconds(), now.resetSeconds() + 1);
+        }
+        assertThat(last.retryAfterSeconds()).isBetween(store.retryAfterSeconds(), store.retryAfterSeconds() + 1);
+    }
+
+    @Test
+    void anAdminResetOnOneInstanceLetsTheCallerInOnTheOtherAtOnce() throws Exception {
+        Instance a = instance();
+        Instance b = instance();
+        a.engine.binder().bind(beanMethod("TodoResource.all()", DEFAULT));
+        BoundLimits onB = b.engine.binder().bind(beanMethod("TodoResource.all()", DEFAULT));
+        refuseAndRemember(b, onB, "reset");
+
+        a.engine.admin().reset("default", "reset", null, "ops").toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+        awaitUntil("let in on the other instance", () -> decideNow(b.engine, b.engine.ledger("reset"), onB).allowed());
+    }
+
+    @Test
+    void aGiveBackThroughOneInstanceLetsARememberedCallerInOnTheOtherAtOnce() throws Exception {
+        Instance a = instance();
+        Instance b = instance();
+        BoundLimits resourceA = a.engine.binder().bindResourceMethod(resourceMethod("TodoResource.all()", DEFAULT))
+                .transport();
+        BoundLimits beanA = a.engine.binder().bind(beanMethod("ExportService.export()", limit("export", 1, 60)));
+        BoundLimits onB = b.engine.binder().bindResourceMethod(resourceMethod("TodoResource.all()", DEFAULT))
+                .transport();
+        decideNow(a.engine, a.engine.ledger("give"), beanA); // the bean's only permit: the request below is refused by it
+        decideNow(b.engine, b.engine.ledger("give"), onB);
+        decideNow(b.engine, b.engine.ledger("give"), onB);
+        RequestLedger refusedLater = a.engine.ledger("give");
+        assertThat(decideNow(a.engine, refusedLater, resourceA).allowed()).as("the last permit").isTrue();
+        awaitRemembered(b, onB, "give");
+
+        assertThat(decideNow(a.engine, refusedLater, beanA).allowed()).as("refused by a later limit").isFalse();
+        a.engine.giveBack(refusedLater);
+
+        awaitUntil("let in on the other instance", () -> decideNow(b.engine, b.engine.ledger("give"), onB).allowed());
+    }
+
+    @Test
+    void aRaisedLimitAppliedLiveLetsTheRememberedCallerInAtOnce() throws Exception {
+        Instance b = instance();
+        BoundLimits onB = b.engine.binder().bind(beanMethod("TodoResource.all()", DEFAULT));
+        refuseAndRemember(b, onB, "raised");
+
+        b.engine.apply(settings(Map.of("ratelimit.limits.default.permit-limit", "4")));
+
+        assertThat(decideNow(b.engine, b.engine.ledger("raised"), onB).allowed()).isTrue();
+    }
+
+    @Test
+    void twoHundredConcurrentRequestsThroughTwoInstancesUnderALimitOfOneHundredAdmitExactlyOneHundred() throws Exception {
+        Instance a = instance();
+        Instance b = instance();
+        LimitDeclaration hundred = limit("hundred", 100, 60);
+        BoundLimits onA = a.engine.binder().bind(beanMethod("TodoResource.all()", hundred));
+        BoundLimits onB = b.engine.binder().bind(beanMethod("TodoResource.all()", hundred));
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        List<Future<Boolean>> answers = new ArrayList<>();
+        try {
+            for (int i = 0; i < 200; i++) {
+                Instance at = i % 2 == 0 ? a : b;
+                BoundLimits limits = i % 2 == 0 ? onA : onB;
+                answers.add(pool.submit(() -> {
+                    start.await();
+                    return decideNow(at.engine, at.engine.ledger("concurrent"), limits).allowed();
+                }));
+            }
+            start.countDown();
+            int admitted = 0;
+            for (Future<Boolean> answer : answers) {
+                admitted += answer.get(30, TimeUnit.SECONDS) ? 1 : 0;
+            }
+            assertThat(admitted).isEqualTo(100);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------
+
+    private record Instance(RedisRateLimitStore store, RateLimitEngine engine) {
+    }
+
+    /** An instance: an engine on a store of its own; listening (its subscription in place) before it is returned. */
+    private Instance instance() throws Exception {
+        RedisRateLimitStore store = RedisRateLimitStore.builder(REDIS.uri()).keyPrefix(prefix)
+                .timeout(Duration.ofSeconds(5)).build();
+        stores.add(store);
+        assertThat(store.awaitConnection(Duration.ofSeconds(10))).isTrue();
+        // 5 s to answer: a loaded machine must not fall back to the policy; memory long enough for any run
+        RateLimitEngine engine = RateLimitEngine.builder(settings(Map.of()), store).build();
+        Instance instance = new Instance(store, engine);
+        BoundLimits probe = engine.binder().bind(beanMethod("Probe.probe()", limit("probe", 1, 60)));
+        String partition = "probe-" + UUID.randomUUID();
+        decideNow(engine, engine.ledger(partition), probe);
+        awaitRemembered(instance, probe, partition);
+        return instance;
+    }
+
+    private static RateLimitSettings settings(Map<String, String> more) {
+        Map<String, String> values = new HashMap<>(Map.of("ratelimit.store.timeout-millis", "5000",
+                "ratelimit.store.refusal-memory-millis", "60000"));
+        values.putAll(more);
+        return RateLimitSettings.of(values);
+    }
+
+    /** Spends the limit of {@code partition} on {@code instance}, then waits until its refusal is answered there. */
+    private void refuseAndRemember(Instance instance, BoundLimits limits, String partition) throws Exception {
+        while (decideNow(instance.engine, instance.engine.ledger(partition), limits).allowed()) {
+            // spending
+        }
+        awaitRemembered(instance, limits, partition);
+    }
+
+    /** Waits until a refused request of {@code partition} on {@code instance} is answered without a script call. */
+    private void awaitRemembered(Instance instance, BoundLimits limits, String partition) throws Exception {
+        awaitUntil("the refusal answered at home", () -> {
+            CommandStats before = stats();
+            boolean refused = !decideNow(instance.engine, instance.engine.ledger(partition), limits).allowed();
+            return refused && scriptCalls(before) == 0;
+        });
+    }
+
+    private static CommandStats stats() {
+        try (Resp resp = REDIS.client()) {
+            return CommandStats.of(resp);
+        }
+    }
+
+    private static long scriptCalls(CommandStats before) {
+        return stats().scriptCallsSince(before);
+    }
+
+    private static void awaitUntil(String what, Callable<Boolean> condition) throws Exception {
+        Await.until(what, 15, condition);
+    }
+}
