@@ -20,7 +20,8 @@ import javax.crypto.spec.SecretKeySpec;
  * unless the key is exact; {@code null} is the empty text.
  *
  * <p>Thread-safe: one {@link Mac} per thread, keyed once, with the buffers a digest writes into (a digest is one
- * call, no lookup of an algorithm, and allocates the partition text and the value's bytes only).
+ * call, no lookup of an algorithm, and allocates the partition text and the value's bytes only; an ASCII key that is
+ * not exact, the common case, is normalised straight into the thread's buffer, and allocates the partition text only).
  */
 final class ArgumentKeys {
 
@@ -43,7 +44,10 @@ final class ArgumentKeys {
         final byte[] encoded = new byte[ENCODED_LENGTH];
         /** {@code arg:} and the characters of base64url of the bytes kept. */
         final byte[] text = new byte[PREFIX.length() + ENCODED_LENGTH];
+        /** An ASCII key, normalised: grows to the longest key seen. */
+        byte[] ascii = new byte[64];
 
+        @SuppressWarnings("deprecation") // String.getBytes(int, int, byte[], int): the prefix is ASCII
         Digester(Mac mac) {
             this.mac = mac;
             PREFIX.getBytes(0, PREFIX.length(), text, 0);
@@ -85,15 +89,41 @@ final class ArgumentKeys {
      */
     String partition(Object value, boolean exact) {
         String text = text(value);
-        return digest(exact ? text : normalize(text));
+        if (exact || !ascii(text)) {
+            return digest(exact ? text : normalize(text));
+        }
+        // the common case, normalised as it is digested: no string of its own (the same bytes as normalize's UTF-8)
+        Digester d = digesters.get();
+        int from = 0;
+        int to = text.length();
+        while (from < to && Character.isWhitespace(text.charAt(from))) {
+            from++;
+        }
+        while (to > from && Character.isWhitespace(text.charAt(to - 1))) {
+            to--;
+        }
+        if (d.ascii.length < to - from) {
+            d.ascii = new byte[to - from];
+        }
+        byte[] bytes = d.ascii;
+        for (int i = from; i < to; i++) {
+            char c = text.charAt(i);
+            bytes[i - from] = (byte) (c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c);
+        }
+        d.mac.update(bytes, 0, to - from);
+        return finish(d);
     }
 
     /** {@code arg:} and the digest of {@code text} as it is. */
-    @SuppressWarnings("deprecation") // String.getBytes(int, int, byte[], int): the prefix is ASCII
     String digest(String text) {
         Digester d = digesters.get();
+        d.mac.update(text.getBytes(StandardCharsets.UTF_8));
+        return finish(d);
+    }
+
+    /** {@code arg:} and the digest of what the thread's MAC was given. */
+    private static String finish(Digester d) {
         try {
-            d.mac.update(text.getBytes(StandardCharsets.UTF_8));
             d.mac.doFinal(d.mac32, 0);
         } catch (javax.crypto.ShortBufferException e) {
             throw new IllegalStateException("HMAC-SHA-256 is 32 bytes", e);

@@ -3,6 +3,7 @@ package dev.ratelimit.core.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -21,6 +22,24 @@ class ArgumentKeysTest {
         assertThat(keys.partition(" Alice", false)).isEqualTo(keys.partition("alice", false))
                 .isEqualTo(keys.partition("ALICE", false)).isEqualTo(keys.partition("\talice\n", false));
         assertThat(keys.partition("alice", false)).isNotEqualTo(keys.partition("alicia", false));
+    }
+
+    @Test
+    void anAsciiKeyNormalisedAsItIsDigestedIsTheDigestOfItsNormalisedText() {
+        StringBuilder every = new StringBuilder();
+        for (char c = 0; c < 0x80; c++) {
+            every.append(c);
+        }
+        String[] texts = {"Alice", " \t\u000B\f\r\n\u001C\u001FBob Smith\u001E\u001D ", every.toString(),
+            every.toString().strip(), "x".repeat(200) + "Y", "", " ", "\u0000zero\u007F", "@[`{"};
+        for (String text : texts) {
+            assertThat(keys.partition(text, false)).as("%s", text.chars().boxed().toList())
+                    .isEqualTo(keys.digest(text.strip().toLowerCase(Locale.ROOT)))
+                    .isEqualTo(keys.digest(ArgumentKeys.normalize(text)));
+        }
+        assertThat(keys.partition("x".repeat(200) + "Y", false)).as("after a longer key, a short one")
+                .isNotEqualTo(keys.partition("Carol", false)).isEqualTo(keys.partition("x".repeat(200) + "y", true));
+        assertThat(keys.partition("Carol", false)).isEqualTo("arg:ZLsAxOmIpTUF96wVxfqzuQ");
     }
 
     @Test
