@@ -9,7 +9,7 @@
 #   noheaders  the header filter writes no header (it still gives back the permits of a refused request)
 #   headersonly  the library's filters bound as shipped, but nothing decided, counted or recorded: the deciding
 #              filter returns at once and the header filter writes the five constant headers of "constheaders" on
-#              every response: the floor of any limiter that writes SPEC 4's headers through Jakarta REST filters
+#              every response: the floor of any limiter that writes the rate-limit headers through Jakarta REST filters
 #   filtersonly  the same, with no header written either: the runtime's cost of calling the library's filters
 # Each is the shipped filter with one statement added, compiled against the jar's own lib/.
 #   bash benchmarks/http/variants.sh OUTDIR

@@ -86,14 +86,14 @@ class ArchitectureTest {
     @Test
     void noModuleUsesTheInternalPackagesOfAnotherModule() {
         classes().should(useNoInternalClassOfAnotherModule())
-                .because("internal means internal to its module: what two modules share is an API of its own (STYLE)")
+                .because("internal means internal to its module: what two modules share is an API of its own")
                 .check(LIBRARY);
     }
 
     @Test
     void noPackageCycles() {
         slices().assignedFrom(packagesOfTheLibrary()).should().beFreeOfCycles()
-                .because("the packages form layers: arrows point one way only (STYLE, \"Architecture\")")
+                .because("the packages form layers: arrows point one way only")
                 .check(LIBRARY);
     }
 
@@ -101,7 +101,7 @@ class ArchitectureTest {
     void theCoreImportsNoJakartaOrMicroProfileType() {
         noClasses().that(areIn(CORE))
                 .should().dependOnClassesThat().resideInAnyPackage("jakarta..", "org.eclipse.microprofile..")
-                .because("the engine is plain Java: ratelimit-core compiles with no Jakarta or MicroProfile API (SPEC 16)")
+                .because("the engine is plain Java: ratelimit-core compiles with no Jakarta or MicroProfile API")
                 .check(LIBRARY);
     }
 

@@ -67,7 +67,7 @@ public class RateLimitConfiguration {
         return settings;
     }
 
-    /** MicroProfile Config, read again by live values (SPEC 19). */
+    /** MicroProfile Config, read again by live values. */
     public SettingsSource base() {
         return base;
     }

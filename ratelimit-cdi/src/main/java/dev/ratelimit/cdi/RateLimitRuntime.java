@@ -18,7 +18,7 @@ public interface RateLimitRuntime {
     /** The validated settings the application started with (those in force: {@code engine().liveSettings()}). */
     RateLimitSettings settings();
 
-    /** {@code ratelimit.admin.*}: whether, where and for whom the admin HTTP resource is served (SPEC 19). */
+    /** {@code ratelimit.admin.*}: whether, where and for whom the admin HTTP resource is served. */
     AdminSettings adminSettings();
 
     /** Where the interceptor and the programmatic API find the request's ledger; the filters publish it there. */

@@ -1,14 +1,14 @@
 package dev.ratelimit.core;
 
 /**
- * One caller's count of one limit, as the store holds it now, read without spending (SPEC 19, the admin
+ * One caller's count of one limit, as the store holds it now, read without spending (the admin
  * API). Immutable.
  *
  * @param policy     the limit's policy as the request that read it sees it (the caller's plan applied)
  * @param remaining  whole permits left, {@code >= 0}
  * @param resetNanos nanoseconds until the count is full again (token bucket) or its oldest permit returns
  *                   (windows); -1 when nothing is spent
- * @param debt       permits spent past the limit by a charge (SPEC 17), {@code >= 0}: while above 0 the count
+ * @param debt       permits spent past the limit by a charge, {@code >= 0}: while above 0 the count
  *                   refuses whatever is left
  */
 public record CountState(RateLimitPolicy policy, int remaining, long resetNanos, long debt) {

@@ -26,8 +26,8 @@ public interface RateLimitCaller {
     boolean isUserInRole(String role);
 
     /**
-     * The client of an HTTP request (SPEC 18): the peer, or the client that trusted proxies
-     * ({@code ratelimit.trusted-proxies}) forwarded for, before {@code ratelimit.ipv4-prefix} /
+     * The client of an HTTP request (docs/partitions.md, "How the client is found"): the peer, or the client that
+     * trusted proxies ({@code ratelimit.trusted-proxies}) forwarded for, before {@code ratelimit.ipv4-prefix} /
      * {@code ratelimit.ipv6-prefix} apply; an IPv4-mapped address as IPv4. Resolved once per request, when first
      * asked for; never a name lookup. Null outside an HTTP request, or when the runtime cannot tell the peer.
      * (A default method, so that callers written before it still compile.)

@@ -181,8 +181,8 @@ public final class RateLimitDecision {
     }
 
     /**
-     * Nanoseconds from the decision until the call may go ahead: 0 unless its limits were reserved (SPEC 20), then
-     * the longest wait of them (all of a call's limits are reserved for the same instant).
+     * Nanoseconds from the decision until the call may go ahead: 0 unless its limits were reserved (a limit that
+     * waits), then the longest wait of them (all of a call's limits are reserved for the same instant).
      */
     public long waitNanos() {
         if (!allowed) {
@@ -237,7 +237,7 @@ public final class RateLimitDecision {
      * @param retryAfterNanos when refused: nanoseconds until the request would be allowed; else 0
      * @param receipt         where the permits were spent, for {@link RateLimitStore#release}; opaque to
      *                        all but the store; {@link #NO_RECEIPT} when nothing was spent
-     * @param waitNanos       when spent by a reservation (a limit that waits, SPEC 20): nanoseconds from the
+     * @param waitNanos       when spent by a reservation (a limit that waits): nanoseconds from the
      *                        decision until the permits exist, when the call goes ahead; else 0
      */
     public record Outcome(RateLimitPolicy policy, State state, int remaining, long resetNanos, long retryAfterNanos,

@@ -117,8 +117,8 @@ public final class RateLimitRequest {
     }
 
     /**
-     * How long a call may wait for limit {@code i}'s permits (SPEC 20), in nanoseconds: 0 (the default) refuses at
-     * once when they are not there; more reserves them when they will exist within that time.
+     * How long a call may wait for limit {@code i}'s permits ({@code maxWaitMillis}), in nanoseconds: 0 (the default)
+     * refuses at once when they are not there; more reserves them when they will exist within that time.
      */
     public long maxWaitNanos(int i) {
         return maxWaitNanos[i];
@@ -140,12 +140,12 @@ public final class RateLimitRequest {
     }
 
     /**
-     * The sizing tag of limit {@code i} (SPEC 19, live values): a number that changes whenever the configuration
+     * The sizing tag of limit {@code i} (live values): a number that changes whenever the configuration
      * changes the size of its counts (permit limit, window, algorithm). A count remembers the tag of the request
      * that sized it; a request with another tag re-sizes it before deciding: a new permit limit is adopted with
      * the permits spent kept, a new window or algorithm starts the count afresh. Within one tag a count keeps the
-     * size of the request that created it (SPEC 3). Equal on every instance with the same configuration (a shared
-     * store compares tags of several JVMs); 0 by default.
+     * size of the request that created it (limits sharing a name). Equal on every instance with the same configuration
+     * (a shared store compares tags of several JVMs); 0 by default.
      */
     public int tag(int i) {
         return i == 0 ? tag0 : tags[i];

@@ -93,7 +93,7 @@ public interface RateLimitStore {
     }
 
     /**
-     * Reads the count of the request's first limit in {@code partition} without spending from it (SPEC 19, the
+     * Reads the count of the request's first limit in {@code partition} without spending from it (the
      * admin API): what a request of that limit would find, re-sized as it would be
      * ({@link RateLimitRequest#tag}); a count that does not exist or holds nothing is
      * {@linkplain CountState#untouched untouched}. Never blocks.
@@ -106,7 +106,7 @@ public interface RateLimitStore {
 
     /**
      * Starts the count of the request's first limit in {@code partition} afresh: the caller gets every permit back,
-     * debt included (SPEC 19, the admin API). A shared store does it for every instance. Permits of a request in
+     * debt included (the admin API). A shared store does it for every instance. Permits of a request in
      * flight may be given back to the new count's advantage, never to its cost. Never blocks.
      *
      * @throws UnsupportedOperationException by default: a store of an application that predates the admin API

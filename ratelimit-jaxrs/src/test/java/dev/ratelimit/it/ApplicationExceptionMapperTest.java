@@ -15,7 +15,7 @@ import jakarta.ws.rs.ext.Provider;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 
-/** SPEC 4: an application's own mapper for the refusal takes over the body; the headers are still added. */
+/** An application's own mapper for the refusal takes over the body; the headers are still added. */
 class ApplicationExceptionMapperTest {
 
     @Path("/limited")

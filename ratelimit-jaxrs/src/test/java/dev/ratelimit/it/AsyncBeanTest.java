@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC 16: a limited method that returns a {@code CompletionStage} or a Mutiny {@code Uni} gets the decision
+ * A limited method that returns a {@code CompletionStage} or a Mutiny {@code Uni} gets the decision
  * chained, never awaited: with a store that answers later, the call returns at once, the method runs once the
  * answer is there, and a refusal completes the method's result exceptionally.
  */

@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code @RateLimit} on plain CDI beans, called outside any HTTP request (SPEC 2, 3, 4): the
- * interceptor spends one permit per invocation from each limit covering the method, and a refusal is a
+ * {@code @RateLimit} on plain CDI beans, called outside any HTTP request (docs/declaring-limits.md, "Limits on CDI
+ * beans"): the interceptor spends one permit per invocation from each limit covering the method, and a refusal is a
  * {@link RateLimitExceededException} (or a failed {@code CompletionStage}) before the method runs.
  */
 class BeanInterceptorTest {

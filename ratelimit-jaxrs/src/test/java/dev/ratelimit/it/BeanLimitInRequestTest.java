@@ -14,7 +14,7 @@ import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC 3, 4, 5: a limited CDI bean method reached from a resource method spends from the request's
+ * A limited CDI bean method reached from a resource method spends from the request's
  * partition, and its refusal propagates as the same 429 with headers; it gives back what the request's
  * own limits spent. A bean limit is spent once per invocation, and reported as one limit.
  */

@@ -21,9 +21,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * SPEC 18 on the embedded Jersey server (Grizzly): the peer read from the native request, the default partitioner
- * counting by address under the prefix, {@code RateLimitCaller.clientAddress()} and {@code peerAddress()} for a
- * partitioner of the application's own, the start-up line, and start-up failures that name key and value.
+ * Client addresses (docs/partitions.md, "Counting by client address") on the embedded Jersey server (Grizzly): the peer
+ * read from the native request, the default partitioner counting by address under the prefix,
+ * {@code RateLimitCaller.clientAddress()} and {@code peerAddress()} for a partitioner of the application's own, the
+ * start-up line, and start-up failures that name key and value.
  */
 class ClientAddressTest {
 

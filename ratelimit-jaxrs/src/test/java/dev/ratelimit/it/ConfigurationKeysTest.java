@@ -16,7 +16,7 @@ import java.util.logging.Level;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC 12, 13, 15 and 16: every configuration key that changes limits at run time, each with a real server
+ * Every configuration key that changes limits at run time, each with a real server
  * (Weld SE + Jersey) started with that configuration, answering over HTTP.
  */
 class ConfigurationKeysTest {

@@ -14,7 +14,7 @@ import jakarta.ws.rs.Path;
 import java.util.Objects;
 import org.junit.jupiter.api.Test;
 
-/** SPEC 5: an application replaces the partitioner with an enabled {@code @Alternative} bean. */
+/** An application replaces the partitioner with an enabled {@code @Alternative} bean. */
 class CustomPartitionerTest {
 
     /** One count per tenant, named by a header the (here imaginary) gateway sets. */

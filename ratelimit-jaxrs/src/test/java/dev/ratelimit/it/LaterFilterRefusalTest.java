@@ -19,7 +19,7 @@ import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC 3, 6: a refusal is answered once the remaining request filters have run. When a later filter
+ * A refusal is answered once the remaining request filters have run. When a later filter
  * refuses too, its answer is sent instead of the 429, without rate-limit headers, and the request spends
  * nothing; a PRINCIPAL refusal gives back what the TRANSPORT limits spent.
  */

@@ -10,7 +10,7 @@ import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC 20: {@code per = APPLICATION} makes one count for every caller of the limit, on a resource method too (a cap
+ * {@code per = APPLICATION} makes one count for every caller of the limit, on a resource method too (a cap
  * that protects a back end whatever the number of callers), beside the callers' own counts.
  */
 class PerApplicationTest {

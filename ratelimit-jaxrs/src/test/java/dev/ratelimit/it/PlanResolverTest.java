@@ -17,7 +17,7 @@ import java.util.logging.Level;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC 13: an application chooses plans its own way with an enabled {@code @Alternative}
+ * An application chooses plans its own way with an enabled {@code @Alternative}
  * {@link RateLimitPlanResolver}; it is called at most once per request, and an answer it cannot give (it throws,
  * or names a plan {@code ratelimit.plans} does not list) puts the caller in no plan, logged at most once a
  * minute, never a 500.

@@ -19,7 +19,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC 17, the programmatic API ({@link RateLimiter}): inside a request it spends for the request's caller and
+ * The programmatic API ({@link RateLimiter}): inside a request it spends for the request's caller and
  * joins the request (its headers, its give-back on a later 429); outside, for the CDI caller or an explicit
  * partition; a charge goes into debt and never throws for the limit.
  */

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What the library says at start-up: one INFO line naming the store and the limited CDI methods, and one
- * WARNING per pair of methods whose differently-sized limits share a name (SPEC 3), never per request.
+ * WARNING per pair of methods whose differently-sized limits share a name, never per request.
  */
 class StartupLogTest {
 

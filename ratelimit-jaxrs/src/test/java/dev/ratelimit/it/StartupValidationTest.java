@@ -14,8 +14,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * An invalid declaration or setting fails the deployment with a message naming the element and the
- * value (SPEC 2, 8); it is never silently accepted. A resource method's limits fail Jersey's start
- * (the DynamicFeature resolves them); a CDI bean's limits and the configuration fail the Weld start.
+ * value (docs/declaring-limits.md, "Mistakes that fail the deployment"); it is never silently accepted. A resource
+ * method's limits fail Jersey's start (the DynamicFeature resolves them); a CDI bean's limits and the configuration
+ * fail the Weld start.
  */
 class StartupValidationTest {
 

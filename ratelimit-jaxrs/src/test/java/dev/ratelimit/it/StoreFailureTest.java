@@ -22,7 +22,7 @@ import java.util.logging.Level;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC 7 and 16: every store, custom ones included, is bounded by {@code ratelimit.store.timeout-millis} and
+ * Every store, custom ones included, is bounded by {@code ratelimit.store.timeout-millis} and
  * the failure policy {@code ratelimit.store.on-failure}, applied once around it by the engine: a store that
  * fails, throws, or never answers gets each request decided within the timeout, by the policy; one warning
  * per outage, from one place, whichever integration (filter or interceptor) saw it.

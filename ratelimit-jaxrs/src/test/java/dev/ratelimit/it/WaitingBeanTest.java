@@ -36,7 +36,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC 20: a call over a limit with {@code maxWaitMillis} waits for its permit: it reserves it (first come, first
+ * A call over a limit with {@code maxWaitMillis} waits for its permit: it reserves it (first come, first
  * served) and goes at the instant it exists; a blocking method sleeps and gives the reservation back when
  * interrupted, a {@code CompletionStage} method is delayed without holding a thread; a call that would wait longer
  * than allowed fails at once and reserves nothing. Real time where the waits are the point, with windows of a second or

@@ -2,72 +2,260 @@ package dev.ratelimit.jcache;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.core.MemberLeftException;
+import com.hazelcast.core.OperationTimeoutException;
+import com.hazelcast.spi.exception.TargetDisconnectedException;
 import dev.ratelimit.core.CountKey;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
+import dev.ratelimit.core.RateLimitStore.CountListener;
+import dev.ratelimit.core.testing.Await;
 import dev.ratelimit.jcache.testing.HazelcastMembers;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import javax.cache.Cache;
+import javax.cache.CacheException;
 import javax.cache.CacheManager;
+import javax.cache.processor.EntryProcessorException;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A count that refused remembers it in its bytes, so that the permits it gains later (a give-back, a restart) can be
- * announced to the instances that remember the refusal: once per refusal, and not for counts that never refused.
+ * What the store announces, on two real Hazelcast members, each with a store of its own as two application instances
+ * would have: a give-back or a restart of a count that refused since its last announcement, made on either instance, is
+ * heard on both, naming the count's limit, plan and partition; a count that never refused announces nothing, and one
+ * that refused is announced once; a listener hears that anything may have gained when it starts and when a member
+ * joins or leaves. Whether something was announced is read in the cache of announcements itself, which the store
+ * writes before its call completes; whether it was heard, by waiting for it.
  */
 class AnnouncementsTest {
 
+    private static final String CACHE = "announced";
+    /** Held, so that the logger (which JUL keeps weakly) keeps its handler. */
+    private static final Logger LIBRARY = Logger.getLogger("dev.ratelimit.jcache");
     private static HazelcastMembers cluster;
-    private static CacheManager manager;
-    private static Cache<String, byte[]> cache;
+
+    private final Map<Integer, CacheManager> managers = new HashMap<>();
+    private final List<JCacheRateLimitStore> stores = new ArrayList<>();
 
     @BeforeAll
     static void start() {
-        cluster = HazelcastMembers.start(1);
-        manager = HazelcastMembers.cacheManager(cluster.member(0));
-        cache = JCacheRateLimitStore.openCache(manager, "announcements", Duration.ofHours(2));
+        cluster = HazelcastMembers.start(2);
     }
 
     @AfterAll
     static void stop() {
-        manager.close();
         cluster.close();
     }
 
+    @AfterEach
+    void close() {
+        stores.forEach(JCacheRateLimitStore::close);
+        managers.values().forEach(CacheManager::close);
+    }
+
     @ParameterizedTest
-    @EnumSource(JCacheRateLimitStore.Mode.class)
-    void aGiveBackOrARestartToACountThatRefusedIsAnnouncedOnce(JCacheRateLimitStore.Mode mode) throws Exception {
-        List<String> announced = new CopyOnWriteArrayList<>();
-        try (JCacheRateLimitStore store = JCacheRateLimitStore.builder(cache).mode(mode).announcements(announced::add)
-                .build()) {
-            RateLimitPolicy one = new RateLimitPolicy("announced-" + mode, 1, 60, RateLimitAlgorithm.SLIDING_WINDOW);
-            CountKey key = new CountKey(one.name(), null, one.algorithm());
-            RateLimitRequest request = RateLimitRequest.of(store.bind(key), key, one, 1, Kind.ACQUIRE);
+    @EnumSource(value = JCacheRateLimitStore.Mode.class, names = {"PROCESSOR", "COMPARE_AND_SET"})
+    void aGiveBackToACountThatRefusedIsHeardOnEveryInstanceWithItsNamePlanAndPartition(JCacheRateLimitStore.Mode mode)
+            throws Exception {
+        JCacheRateLimitStore a = store(0, mode);
+        JCacheRateLimitStore b = store(1, mode);
+        Recording onA = listen(a);
+        Recording onB = listen(b);
+        RateLimitRequest request = request(a, "given-" + mode, "gold", RateLimitPer.CALLER);
+        String partition = "X-Api-Key:a|b/c ключ";
 
-            RateLimitDecision first = store.acquire("p", request, 1).toCompletableFuture().get();
-            assertThat(first.allowed()).isTrue();
-            store.release(first).toCompletableFuture().get();
-            assertThat(announced).as("given back to a count that never refused").isEmpty();
+        RateLimitDecision spent = get(a.acquire(partition, request, 1));
+        assertThat(get(b.acquire(partition, request, 1)).allowed()).as("refused on the other instance").isFalse();
+        get(a.release(spent));
 
-            RateLimitDecision again = store.acquire("p", request, 1).toCompletableFuture().get();
-            assertThat(store.acquire("p", request, 1).toCompletableFuture().get().allowed()).isFalse();
-            assertThat(store.acquire("p", request, 1).toCompletableFuture().get().allowed()).isFalse();
-            store.release(again).toCompletableFuture().get();
-            assertThat(announced).containsExactly(one.name() + "|p");
+        String heard = "given-" + mode + "/gold@" + partition;
+        awaitUntil("heard on both instances", () -> onA.gained.contains(heard) && onB.gained.contains(heard));
+        assertThat(onA.gained).containsExactly(heard);
+        assertThat(onB.gained).containsExactly(heard);
+    }
 
-            assertThat(store.acquire("p", request, 1).toCompletableFuture().get().allowed()).isTrue();
-            assertThat(store.acquire("p", request, 1).toCompletableFuture().get().allowed()).isFalse();
-            store.restart("p", request).toCompletableFuture().get();
-            assertThat(announced).containsExactly(one.name() + "|p", one.name() + "|p");
-            assertThat(store.acquire("p", request, 1).toCompletableFuture().get().allowed()).isTrue();
+    @Test
+    void aRestartOfACountPerApplicationThatRefusedIsHeardOnEveryInstance() throws Exception {
+        JCacheRateLimitStore a = store(0, JCacheRateLimitStore.Mode.AUTO);
+        JCacheRateLimitStore b = store(1, JCacheRateLimitStore.Mode.AUTO);
+        Recording onA = listen(a);
+        Recording onB = listen(b);
+        RateLimitRequest request = request(a, "restarted", null, RateLimitPer.APPLICATION);
+        get(a.acquire("anyone", request, 1));
+        assertThat(get(a.acquire("someone else", request, 1)).allowed()).isFalse();
+
+        get(b.restart("whoever", request));
+
+        awaitUntil("heard on both instances", () -> onA.gained.contains("restarted@application")
+                && onB.gained.contains("restarted@application"));
+    }
+
+    @Test
+    void aCountThatNeverRefusedAnnouncesNothingAndOneThatRefusedIsAnnouncedOncePerRefusal() throws Exception {
+        JCacheRateLimitStore a = store(0, JCacheRateLimitStore.Mode.AUTO);
+        listen(a);
+        Cache<String, byte[]> announced = managers.get(0).getCache(CACHE + ".announcements", String.class, byte[].class);
+        RateLimitRequest request = request(a, "once", null, RateLimitPer.CALLER);
+
+        RateLimitDecision calm = get(a.acquire("calm", request, 1));
+        get(a.release(calm));
+        get(a.restart("calm", request));
+        assertThat(announced.containsKey("once|calm")).as("a count that never refused").isFalse();
+
+        RateLimitDecision first = get(a.acquire("p", request, 1));
+        assertThat(get(a.acquire("p", request, 1)).allowed()).isFalse();
+        get(a.release(first));
+        assertThat(announced.getAndRemove("once|p")).as("announced after its refusal").isNotNull();
+
+        RateLimitDecision second = get(a.acquire("p", request, 1));
+        get(a.release(second));
+        assertThat(announced.containsKey("once|p")).as("no refusal since its announcement").isFalse();
+    }
+
+    @Test
+    void aListenerHearsThatAnythingMayHaveGainedWhenItStartsAndWhenAMemberJoinsOrLeaves() throws Exception {
+        JCacheRateLimitStore b = store(1, JCacheRateLimitStore.Mode.AUTO);
+        Recording onB = listen(b);
+        assertThat(onB.anything.get()).as("when it starts listening").isEqualTo(1);
+
+        HazelcastInstance third = cluster.add();
+        awaitUntil("a member joined", () -> onB.anything.get() >= 2);
+        int before = onB.anything.get();
+        third.getLifecycleService().terminate();
+        cluster.members().remove(third);
+
+        awaitUntil("a member left", () -> onB.anything.get() > before);
+    }
+
+    @Test
+    void aStoreOnAnotherProviderAnnouncesNothingAndSaysSo() {
+        Cache<String, byte[]> real = cache(0);
+        @SuppressWarnings("unchecked")
+        Cache<String, byte[]> plain = (Cache<String, byte[]>) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {Cache.class}, (proxy, method, args) -> method.invoke(real, args));
+        List<String> warned = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warned.add(record.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        LIBRARY.addHandler(capture);
+        try {
+            JCacheRateLimitStore store = JCacheRateLimitStore.builder(plain).build();
+            stores.add(store);
+
+            assertThat(store.announceTo(new Recording())).isFalse();
+            assertThat(store.toString()).contains(", announcements=none");
+        } finally {
+            LIBRARY.removeHandler(capture);
+        }
+        assertThat(warned).as("nothing went wrong: the provider is simply not Hazelcast").isEmpty();
+    }
+
+    @Test
+    void theGridUnreachableOpensTheOutageBreakerAndAnAnswerOfTheGridDoesNot() throws Exception {
+        JCacheRateLimitStore store = store(0, JCacheRateLimitStore.Mode.AUTO);
+        assertThat(store.unreachable(new OperationTimeoutException("no answer in time"))).isTrue();
+        assertThat(store.unreachable(new CacheException(new MemberLeftException("gone")))).isTrue();
+        assertThat(store.unreachable(new TargetDisconnectedException("lost"))).isTrue();
+        assertThat(store.unreachable(new EntryProcessorException("the processor failed"))).isFalse();
+        assertThat(store.unreachable(new IllegalArgumentException("bad"))).isFalse();
+
+        JCacheRateLimitStore full = JCacheRateLimitStore.builder(cache(0)).executor(work -> {
+            throw new RejectedExecutionException("full");
+        }).build();
+        stores.add(full);
+        RateLimitRequest request = request(full, "full", null, RateLimitPer.CALLER);
+        CompletableFuture<RateLimitDecision> refused = full.acquire("p", request, 1).toCompletableFuture();
+        assertThat(refused).isCompletedExceptionally();
+        Throwable failure = refused.handle((d, e) -> e).get();
+        assertThat(full.unreachable(failure)).as("a full pool: %s", failure).isTrue();
+    }
+
+    // ------------------------------------------------------------------------------------------------
+
+    /** A store on member {@code i}, through a cache manager of that member alone: one application instance. */
+    private JCacheRateLimitStore store(int i, JCacheRateLimitStore.Mode mode) {
+        JCacheRateLimitStore store = JCacheRateLimitStore.builder(cache(i)).mode(mode).build();
+        stores.add(store);
+        return store;
+    }
+
+    /** The counts on member {@code i}, through the test's cache manager of that member (Hazelcast allows one). */
+    private Cache<String, byte[]> cache(int i) {
+        CacheManager manager = managers.computeIfAbsent(i, m -> HazelcastMembers.ownCacheManager(cluster.member(m)));
+        return JCacheRateLimitStore.openCache(manager, CACHE, Duration.ofHours(2));
+    }
+
+    private static Recording listen(JCacheRateLimitStore store) {
+        Recording heard = new Recording();
+        assertThat(store.announceTo(heard)).isTrue();
+        return heard;
+    }
+
+    /** A limit of one permit a minute, under a name of its own (each test's counts are its own). */
+    private static RateLimitRequest request(JCacheRateLimitStore store, String name, String plan, RateLimitPer per) {
+        RateLimitPolicy one = new RateLimitPolicy(name, 1, 60, RateLimitAlgorithm.SLIDING_WINDOW);
+        CountKey key = new CountKey(name, plan, one.algorithm(), per);
+        return RateLimitRequest.of(store.bind(key), key, one, 1, Kind.ACQUIRE);
+    }
+
+    private static <T> T get(java.util.concurrent.CompletionStage<T> stage) throws Exception {
+        return stage.toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+
+    private static void awaitUntil(String what, BooleanSupplier condition) throws Exception {
+        Await.until(what, 30, condition::getAsBoolean);
+    }
+
+    /** What a listener heard: each count as {@code name[/plan]@partition}, and how often anything may have gained. */
+    private static final class Recording implements CountListener {
+        final List<String> gained = new CopyOnWriteArrayList<>();
+        final AtomicInteger anything = new AtomicInteger();
+
+        @Override
+        public void gained(String name, String plan, String partition) {
+            gained.add(name + (plan == null ? "" : "/" + plan) + "@" + partition);
+        }
+
+        @Override
+        public void anyMayHaveGained() {
+            anything.incrementAndGet();
         }
     }
 }

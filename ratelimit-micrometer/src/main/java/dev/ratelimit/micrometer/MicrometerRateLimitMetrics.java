@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * The metrics of SPEC 14 in Micrometer, in the application's {@link MeterRegistry} bean: the one that
+ * The rate-limit metrics (docs/metrics.md) in Micrometer, in the application's {@link MeterRegistry} bean: the one that
  * quarkus-micrometer provides, or any the application produces. Enabled only when exactly one registry
  * resolves for {@code @Inject MeterRegistry} (several without a default: none is chosen, and a warning says
  * so); otherwise {@link #isEnabled()} is false and the engine records nothing.

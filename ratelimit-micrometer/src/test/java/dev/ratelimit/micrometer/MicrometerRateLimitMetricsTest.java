@@ -45,8 +45,8 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC 14 in Micrometer, through the engine: what a request records, under which names and tags, and that
- * nothing but limit names, outcomes, plans and the store's name ever becomes a tag.
+ * The rate-limit metrics in Micrometer, through the engine: what a request records, under which names and tags, and
+ * that nothing but limit names, outcomes, plans and the store's name ever becomes a tag.
  */
 class MicrometerRateLimitMetricsTest {
 
@@ -88,8 +88,8 @@ class MicrometerRateLimitMetricsTest {
     }
 
     /**
-     * The series of SPEC 14's line, named and labelled exactly so. Micrometer's Prometheus registry (the Java
-     * client) writes every sample as a Java double, {@code 1.0}, where the Go client writes {@code 1}: the same
+     * The series of docs/metrics.md's instruments, named and labelled exactly so. Micrometer's Prometheus registry (the
+     * Java client) writes every sample as a Java double, {@code 1.0}, where the Go client writes {@code 1}: the same
      * sample to every Prometheus parser. The embedded example's {@code /metrics} writes integral values as Go
      * does, so the line appears there character for character (its own test).
      */

@@ -29,14 +29,14 @@ import org.eclipse.microprofile.openapi.models.Operation;
 import org.eclipse.microprofile.openapi.models.PathItem;
 
 /**
- * Publishes the rate limits in the OpenAPI document (SPEC 9). Every operation covered by a method,
+ * Publishes the rate limits in the OpenAPI document (docs/openapi.md). Every operation covered by a method,
  * class or module {@code @RateLimit} gets a {@code 429} response ({@code application/problem+json},
  * with {@code Retry-After} and the {@code RateLimit-*} headers), the {@code RateLimit-*} headers on
  * each of its other responses, and the limits in force in its description and its {@code x-ratelimit}
  * extension. An operation that declares a 429 itself keeps its description and content and gains the
  * headers. Operations without limits, and global limits (configuration), are left out.
  *
- * <p>The limits are documented with their effective values (SPEC 12, 13), read from MicroProfile Config
+ * <p>The limits are documented with their effective values (overrides, modes and plans), read from MicroProfile Config
  * each time the document is filtered, as the application reads them at start-up:
  * {@code ratelimit.limits.<name>.*} changes permitLimit, windowSeconds, algorithm and mode; a limit that
  * is off (for every caller) is not documented; a limit in shadow mode is described as such but brings no
@@ -110,7 +110,7 @@ public class RateLimitOASFilter implements OASFilter {
         return RateLimitSettings.load(RateLimitConfiguration.withLimitsFile(config));
     }
 
-    /** {@code ratelimit.admin.*}: the admin API is documented where it is served (SPEC 19). */
+    /** {@code ratelimit.admin.*}: the admin API is documented where it is served. */
     private static AdminSettings admin() {
         try {
             return AdminSettings.load(RateLimitConfiguration.source(ConfigProvider.getConfig()));

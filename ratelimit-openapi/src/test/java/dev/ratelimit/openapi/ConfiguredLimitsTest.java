@@ -24,8 +24,8 @@ import org.eclipse.microprofile.openapi.models.OpenAPI;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC 12 and 13 in the document: the test application's document built with MicroProfile Config saying
- * more than the code (overrides, modes, plans, {@code ratelimit.enabled}). The filter reads the
+ * Run-time configuration and plans in the document: the test application's document built with MicroProfile Config
+ * saying more than the code (overrides, modes, plans, {@code ratelimit.enabled}). The filter reads the
  * configuration when it runs, as the application reads it at start-up; each document here is built with
  * a configuration of its own, registered for the application's class loader while it is built and
  * released afterwards.

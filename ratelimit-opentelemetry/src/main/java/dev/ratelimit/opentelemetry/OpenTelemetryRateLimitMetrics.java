@@ -23,9 +23,9 @@ import java.util.Objects;
 import java.util.function.LongSupplier;
 
 /**
- * The metrics of SPEC 14 in the OpenTelemetry API. The {@link OpenTelemetry} recorded into is the bean that
- * MicroProfile Telemetry 2.0 provides ({@code @Inject OpenTelemetry}: Open Liberty's mpTelemetry-2.0, Quarkus'
- * quarkus-opentelemetry), else the global one ({@link GlobalOpenTelemetry}, as the OpenTelemetry Java agent
+ * The rate-limit metrics (docs/metrics.md) in the OpenTelemetry API. The {@link OpenTelemetry} recorded into is the
+ * bean that MicroProfile Telemetry 2.0 provides ({@code @Inject OpenTelemetry}: Open Liberty's mpTelemetry-2.0,
+ * Quarkus' quarkus-opentelemetry), else the global one ({@link GlobalOpenTelemetry}, as the OpenTelemetry Java agent
  * installs it). Enabled only when that one has a meter provider that is not the no-op one: MicroProfile
  * Telemetry's default ({@code otel.sdk.disabled=true}) and an unset global record nothing, and then
  * {@link #isEnabled()} is false and the engine does not even read the clock for durations.

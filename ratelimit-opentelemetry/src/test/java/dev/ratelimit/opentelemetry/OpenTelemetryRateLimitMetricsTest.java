@@ -50,8 +50,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC 14 in the OpenTelemetry API, through the engine, read back from the SDK with an in-memory reader: the
- * instruments, their kinds, units and attributes, and that nothing but limit names, outcomes, plans and the
+ * The rate-limit metrics in the OpenTelemetry API, through the engine, read back from the SDK with an in-memory reader:
+ * the instruments, their kinds, units and attributes, and that nothing but limit names, outcomes, plans and the
  * store's name is ever an attribute.
  */
 class OpenTelemetryRateLimitMetricsTest {

@@ -25,10 +25,16 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 
 /**
- * Counts in Redis, so that every instance of an application spends from one shared count (SPEC 7), with
- * exactly the semantics of {@link InProcessRateLimitStore}, for every algorithm, any number of permits, debt,
- * shadow limits, live values, limits that wait for their permits and counts per application (SPEC 15, 17, 19,
- * 20): the same decisions, to the microsecond (this store's resolution).
+ * Counts in Redis, so that every instance of an application spends from one shared count (docs/stores.md, "Counting
+ * across instances (Redis)"), with exactly the semantics of {@link InProcessRateLimitStore}, for every algorithm, any
+ * number of permits, debt, shadow limits, live values, limits that wait for their permits and counts per application:
+ * the same decisions, to the microsecond (this store's resolution).
+ *
+ * <p>One job: the store's contract on Redis, each call made one script call (one per slot on a cluster, when a
+ * request spans two). The pieces a reader looks for under their own names are their own classes: what a call sends
+ * and what its reply means ({@link LimitsCall}, {@link OneCountCall}), a request split over two slots
+ * ({@link SlotSplit}), the connection ({@link RedisTransport}); the {@link Builder} stays nested, as the public way to
+ * make one.
  *
  * <p>One call is one round trip: one Lua script ({@code counts.lua}; {@code EVALSHA}, {@code EVAL} only when Redis
  * does not know it yet) reads the server's clock, brings every count of the request up to date, decides them all

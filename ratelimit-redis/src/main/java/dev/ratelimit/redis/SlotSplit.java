@@ -18,7 +18,7 @@ import java.util.concurrent.CompletableFuture;
  *   <li>the second part is spent no sooner than the first part's instant (the script's floor). Refused: the
  *       first part's permits go back, in a call that reports its outcomes as a refused request's, and the
  *       request is refused;</li>
- *   <li>when the second part goes later than the first (a limit of it waits longer, SPEC 20), the first part's
+ *   <li>when the second part goes later than the first (a limit of it waits longer), the first part's
  *       permits move to that instant: given back and spent again there, in one call; and so on, in turn, until
  *       both go at the same instant. It takes one move unless others reserve in between. After
  *       {@code mostMoves} moves both parts are given back and the request is refused, its waiting limits saying

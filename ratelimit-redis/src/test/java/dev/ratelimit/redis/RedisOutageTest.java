@@ -35,9 +35,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Redis stops, hangs ({@code CLIENT PAUSE}) and comes back, under the engine, which owns the failure policy
- * for every store (SPEC 16): each of {@code fail}, {@code allow} and {@code local} decides every call within
- * {@code ratelimit.store.timeout-millis}; one warning per engine and outage, one line on recovery; the same
- * stores (no restart) count in Redis again once it answers. The older spellings
+ * for every store (docs/stores.md, "When the store fails"): each of {@code fail}, {@code allow} and {@code local}
+ * decides every call within {@code ratelimit.store.timeout-millis}; one warning per engine and outage, one line on
+ * recovery; the same stores (no restart) count in Redis again once it answers. The older spellings
  * {@code ratelimit.redis.timeout-millis} and {@code ratelimit.redis.on-failure} still work.
  */
 class RedisOutageTest {

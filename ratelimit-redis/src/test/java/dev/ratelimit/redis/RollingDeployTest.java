@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A rolling deploy: instances of the version before waiting (SPEC 20) run the script they shipped with
+ * A rolling deploy: instances of the version before limits that wait run the script they shipped with
  * ({@code counts-before-waiting.lua}, kept as it was) beside this version's, on the same counts. A count
  * without reservations is stored exactly as before, so each version reads what the other wrote; a window
  * holding reservations is longer, and the old script counts it afresh, which is why a limit should get its wait

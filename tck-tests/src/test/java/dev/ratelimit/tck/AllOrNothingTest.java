@@ -6,9 +6,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * SPEC 3 [beyond] "All or nothing: a 429 costs nothing", with the two limits of {@code POST /todos}:
- * {@code burst} (5 per 1 s) and {@code hourly} (500 per hour), plus the global limit when configured.
- * (The bean limit case is in {@link BeanLimitTest}, the cross-scope case in {@link PrincipalScopeTest}.)
+ * All or nothing: a 429 costs nothing (docs/responses.md, "What a request spends"), with the two limits of
+ * {@code POST /todos}: {@code burst} (5 per 1 s) and {@code hourly} (500 per hour), plus the global limit when
+ * configured. (The bean limit case is in {@link BeanLimitTest}, the cross-scope case in {@link PrincipalScopeTest}.)
  */
 class AllOrNothingTest extends TckTestBase {
 

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * SPEC 3 and 4 for a limit on a CDI bean that is not a resource: {@code GET /todos/export} (module limit)
+ * Counting and the 429 for a limit on a CDI bean that is not a resource: {@code GET /todos/export} (module limit)
  * calls {@code ExportService.export()}, limited to 1 per 10 s as {@code export}.
  */
 class BeanLimitTest extends TckTestBase {

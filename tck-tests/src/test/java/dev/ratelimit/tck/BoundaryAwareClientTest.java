@@ -12,9 +12,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * SPEC 15 on every runtime, for the example's {@code burst} limit (5 per 1 s): a client that knows where the
- * window's steps begin (one request at the start of the first step, four just before it ends, then retrying
- * every few milliseconds) never finds more admitted requests within one second than the limit's algorithm
+ * The algorithms (docs/algorithms.md) on every runtime, for the example's {@code burst} limit (5 per 1 s): a client
+ * that knows where the window's steps begin (one request at the start of the first step, four just before it ends, then
+ * retrying every few milliseconds) never finds more admitted requests within one second than the limit's algorithm
  * promises: 2N-1 = 9 for the sliding window (the example's) and the token bucket, N = 5 for the strict window.
  * A pair counts as within one second only if the server certainly saw it so (the later answer arrived less
  * than a second after the earlier request was sent), so network delays never fail a correct server.

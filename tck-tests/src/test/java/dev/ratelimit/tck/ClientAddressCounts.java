@@ -10,7 +10,7 @@ import java.util.function.LongSupplier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What the client-address classes share (SPEC 18): the server's mode, fresh client addresses, and a request that
+ * What the client-address classes share: the server's mode, fresh client addresses, and a request that
  * spends one permit of the module limit ({@code GET} of a missing todo: 404 from the method, which spends).
  *
  * <p>{@value #MODE_PROPERTY} says how the server under test was started: {@value #UNTRUSTED_PEER}

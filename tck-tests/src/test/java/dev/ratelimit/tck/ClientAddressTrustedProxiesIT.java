@@ -15,11 +15,11 @@ import static dev.ratelimit.tck.ClientAddressCounts.spend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * SPEC 18 rules 3-4 against a server started with {@code ratelimit.partition-by=principal,header,address} and
- * {@code ratelimit.trusted-proxies=127.0.0.0/8,::1} ({@code tck.clientAddresses=trusted-proxies}): the suite plays
- * a proxy on the loopback address, forwarding for clients, and every way a client might escape its count fails.
- * Each test counts clients of its own (random addresses, never the suite's own loopback peer), so the suite can run
- * again against the same server at once.
+ * Forwarded hops from trusted proxies (docs/partitions.md, "How the client is found") against a server started with
+ * {@code ratelimit.partition-by=principal,header,address} and {@code ratelimit.trusted-proxies=127.0.0.0/8,::1}
+ * ({@code tck.clientAddresses=trusted-proxies}): the suite plays a proxy on the loopback address, forwarding for
+ * clients, and every way a client might escape its count fails. Each test counts clients of its own (random addresses,
+ * never the suite's own loopback peer), so the suite can run again against the same server at once.
  */
 class ClientAddressTrustedProxiesIT extends TckTestBase {
 
@@ -47,7 +47,7 @@ class ClientAddressTrustedProxiesIT extends TckTestBase {
         assertThat(spend(forwardedFor(server, "7.7.7.7, " + client))).isEqualTo(FRESH - 1);
         assertThat(spend(forwardedFor(server, freshIpv4() + ", " + freshIpv4() + ", " + client))).isEqualTo(FRESH - 2);
         assertThat(spend(forwardedFor(server, client))).isEqualTo(FRESH - 3);
-        // the SPEC's own example, whose count other runs may share: one count, whatever is prepended
+        // the documented example (docs/partitions.md), whose count other runs may share: one count, whatever is prepended
         assertShareOneCount("6.6.6.6, 203.0.113.9 then 7.7.7.7, 203.0.113.9",
                 () -> spend(forwardedFor(server, "6.6.6.6, 203.0.113.9")),
                 () -> spend(forwardedFor(server, "7.7.7.7, 203.0.113.9")));

@@ -13,9 +13,10 @@ import static dev.ratelimit.tck.ClientAddressCounts.spend;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * SPEC 18 rule 2 against a server started with {@code ratelimit.partition-by=principal,header,address} and no
- * trusted proxy ({@code tck.clientAddresses=untrusted-peer}): the suite's connection comes from the loopback peer,
- * which is no proxy, so whatever it forwards is ignored and every anonymous request counts as the peer.
+ * An untrusted peer is the client, whatever it forwards, against a server started with
+ * {@code ratelimit.partition-by=principal,header,address} and no trusted proxy
+ * ({@code tck.clientAddresses=untrusted-peer}): the suite's connection comes from the loopback peer, which is no proxy,
+ * so whatever it forwards is ignored and every anonymous request counts as the peer.
  */
 class ClientAddressUntrustedPeerIT extends TckTestBase {
 

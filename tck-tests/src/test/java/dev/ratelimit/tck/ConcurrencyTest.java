@@ -10,7 +10,7 @@ import java.util.stream.LongStream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * SPEC 3 under contention: requests of one partition arriving at once are admitted exactly up to the
+ * Counting under contention: requests of one partition arriving at once are admitted exactly up to the
  * permit limit, and each admitted request's decision is its own (a distinct {@code RateLimit-Remaining}).
  */
 class ConcurrencyTest extends TckTestBase {

@@ -11,9 +11,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * SPEC 17 on the example: {@code GET /todos/report} costs 4 of the 10 a minute of {@code reports}; {@code POST
- * /todos/import} spends one permit of {@code items} (50 a minute, declared by configuration alone) per todo
- * through the programmatic API, all or nothing with the request's other limits.
+ * Cost (docs/declaring-limits.md, "Cost") on the example: {@code GET /todos/report} costs 4 of the 10 a minute of
+ * {@code reports}; {@code POST /todos/import} spends one permit of {@code items} (50 a minute, declared by
+ * configuration alone) per todo through the programmatic API, all or nothing with the request's other limits.
  */
 class CostTest extends TckTestBase {
 

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** SPEC 3 and 4: a count goes down by one per allowed request, and a full count refuses at once. */
+/** A count goes down by one per allowed request, and a full count refuses at once. */
 class CountingTest extends TckTestBase {
 
     @Test

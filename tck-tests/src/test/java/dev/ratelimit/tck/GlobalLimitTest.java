@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * SPEC 2 and 8, the global limit ({@code ratelimit.global.permit-limit}; name {@code application}, 60 s,
+ * The global limit ({@code ratelimit.global.permit-limit}; name {@code application}, 60 s,
  * TRANSPORT): it covers every resource method in addition to its own limits, and is listed first.
  */
 class GlobalLimitTest extends TckTestBase {
@@ -74,7 +74,7 @@ class GlobalLimitTest extends TckTestBase {
         caller.get(todo).assertRefusedBy(GLOBAL);
 
         // Refused by the global limit (TRANSPORT) and by the authorization filter after it: the filter's
-        // answer is sent, without rate-limit fields (SPEC 6).
+        // answer is sent, without rate-limit fields (scope PRINCIPAL).
         caller.delete(todo).assertStatus(401).assertNoRateLimitHeaders();
         server.withFreshKey().get(todo).assertStatus(200);
     }

@@ -11,11 +11,11 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * SPEC 4, the fields themselves. Every response the suite receives is parsed with an RFC 8941 parser and
- * checked on arrival (see {@link RateLimitHeaders}): {@code RateLimit-Limit}, {@code -Remaining},
- * {@code -Reset} and {@code Retry-After} are sf-integers, {@code RateLimit-Policy} and {@code RateLimit} are
- * lists of sf-strings with exactly the parameters {@code q,w} and {@code r,t}. These tests cover each kind
- * of response on purpose and check the order of the limits.
+ * The rate-limit header fields themselves (docs/responses.md, "Headers"). Every response the suite receives is parsed
+ * with an RFC 8941 parser and checked on arrival (see {@link RateLimitHeaders}): {@code RateLimit-Limit},
+ * {@code -Remaining}, {@code -Reset} and {@code Retry-After} are sf-integers, {@code RateLimit-Policy} and
+ * {@code RateLimit} are lists of sf-strings with exactly the parameters {@code q,w} and {@code r,t}. These tests cover
+ * each kind of response on purpose and check the order of the limits.
  */
 class HeaderFieldsTest extends TckTestBase {
 

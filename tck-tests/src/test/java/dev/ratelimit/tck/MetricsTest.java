@@ -18,14 +18,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * SPEC 14, read where the server serves its metrics in the Prometheus text format ({@code tck.metricsPath}:
- * {@code /metrics} for the embedded example, which is also the default when the suite starts it, and for Payara;
- * {@code /q/metrics} on Quarkus; {@code none}, or unset for an external server, skips these tests): the counters of
- * {@code ratelimit_requests_total} move by exactly what a scripted sequence of requests decides, by limit,
- * outcome and plan.
+ * The rate-limit metrics (docs/metrics.md), read where the server serves its metrics in the Prometheus text format
+ * ({@code tck.metricsPath}: {@code /metrics} for the embedded example, which is also the default when the suite starts
+ * it, and for Payara; {@code /q/metrics} on Quarkus; {@code none} skips these tests, for a server that serves no such
+ * text): the counters of {@code ratelimit_requests_total} move by exactly what a scripted sequence of requests decides,
+ * by limit, outcome and plan.
  *
  * <p>Exact deltas, asserted at once: every sequence reads the counters before and after, and they must have moved by
  * exactly the sequence's decisions, no more and no less, so that a server that counts one decision twice (or not at
@@ -34,6 +35,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * sends them only outside such a sequence ({@link DefaultLimitTraffic}); the gold plan's counters are moved by
  * {@code PlansTest} alone, which never runs beside this class. So the server under test must serve no other client
  * while the suite runs, as it does in every build.
+ *
+ * <p>Against an external server ({@code tck.baseUrl}, or a server the launcher started) the run must say whether
+ * there are metrics to read: a path, or {@code none}. A run that lost the property fails here instead of skipping
+ * these tests in silence, so a runtime whose metrics broke cannot pass by the property going missing.
  */
 class MetricsTest extends TckTestBase {
 
@@ -47,8 +52,7 @@ class MetricsTest extends TckTestBase {
     @BeforeEach
     void needsAScrapeEndpoint() {
         path = metricsPath();
-        assumeTrue(path != null, METRICS_PATH_PROPERTY + " is none (or unset for an external server): "
-                + "the server serves no Prometheus text to read");
+        assumeTrue(path != null, METRICS_PATH_PROPERTY + "=none: the server serves no Prometheus text to read");
     }
 
     @Test
@@ -151,15 +155,22 @@ class MetricsTest extends TckTestBase {
         return server.anonymous().withHeader("Accept", "text/plain; version=0.0.4").get(path).assertStatus(200);
     }
 
-    /** The path of the scrape endpoint; null when there is none to read. */
+    /**
+     * The path of the scrape endpoint; null when the run says there is none ({@code none}). Unset or blank: the
+     * embedded example's {@code /metrics} when the suite starts it; a failure for an external server, which must say.
+     */
     private static String metricsPath() {
         String value = System.getProperty(METRICS_PATH_PROPERTY);
         if (value == null || value.isBlank()) {
             String baseUrl = System.getProperty(ServerUnderTest.BASE_URL_PROPERTY);
-            // the suite starts the embedded example, which serves /metrics; an external server must say where
-            return baseUrl == null || baseUrl.isBlank() ? "/metrics" : null;
+            if (baseUrl != null && !baseUrl.isBlank()) {
+                return fail("%s is not set, but the server under test is external (%s=%s): its run must say where the "
+                        + "server serves its metrics in the Prometheus text format (a path, e.g. /metrics), or none",
+                        METRICS_PATH_PROPERTY, ServerUnderTest.BASE_URL_PROPERTY, baseUrl);
+            }
+            return "/metrics";
         }
-        return value.trim().equalsIgnoreCase("none") ? null : value.trim();
+        return value.strip().equalsIgnoreCase("none") ? null : value.strip();
     }
 
     /** A {@value #REQUESTS} series, by its labels (a runtime may add labels of its own). */

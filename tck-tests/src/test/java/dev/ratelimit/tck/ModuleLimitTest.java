@@ -11,7 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * SPEC 2 and 3, the module limit ({@code module}, 100 per 60 s, on the Application): it covers every
+ * The module limit ({@code module}, 100 per 60 s, on the Application): it covers every
  * resource method without a limit of its own, and methods sharing it spend from one count.
  */
 class ModuleLimitTest extends TckTestBase {

@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /**
- * SPEC 11: every response the example returns is documented in the OpenAPI document it publishes, so that a
+ * Every response the example returns is documented in the OpenAPI document it publishes, so that a
  * validating proxy (Prism: {@code prism proxy openapi.json <server> --errors}) finds nothing undocumented. The
  * example is driven through each status it answers, on partitions of its own, and each answer is checked as
  * such a proxy checks it: the operation (method and path template) is in the document; the status is one of

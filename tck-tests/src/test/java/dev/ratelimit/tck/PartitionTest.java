@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * SPEC 5, the default partitioner with {@code ratelimit.partition-header=X-Api-Key}: {@code sub:<name>} for
+ * The default partitioner with {@code ratelimit.partition-header=X-Api-Key}: {@code sub:<name>} for
  * an authenticated caller, else {@code X-Api-Key:<value as sent>}, else {@code anonymous}.
  */
 class PartitionTest extends TckTestBase {

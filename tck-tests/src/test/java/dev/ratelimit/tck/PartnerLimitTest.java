@@ -15,10 +15,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * SPEC 20 through the example: {@code POST /todos/{id}/share} calls the partner through the MicroProfile Rest Client
- * {@code PartnerClient}, whose limit {@code partner} allows 2 calls a second for the whole application (a strict
- * window: never a third in any second) and lets a call wait up to 5 s for its turn; and {@code POST /partner/inbox}
- * caps its back end with {@code per = APPLICATION} ({@code inbox}, 600 a minute for every caller together).
+ * A limit that waits (docs/calls-to-other-services.md) through the example: {@code POST /todos/{id}/share} calls the
+ * partner through the MicroProfile Rest Client {@code PartnerClient}, whose limit {@code partner} allows 2 calls a
+ * second for the whole application (a strict window: never a third in any second) and lets a call wait up to 5 s for
+ * its turn; and {@code POST /partner/inbox} caps its back end with {@code per = APPLICATION} ({@code inbox}, 600 a
+ * minute for every caller together).
  *
  * <p>Both counts are the application's, shared by every caller and by every earlier run against the same server, so
  * no test here assumes them fresh. The shares are timed under {@link PartnerTraffic#alone}: no other share of the

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * SPEC 13 through the example's configuration ({@code ratelimit.plans=gold},
+ * Plans through the example's configuration ({@code ratelimit.plans=gold},
  * {@code ratelimit.plans.gold.limits.default.permit-limit=10}, {@code ratelimit.plans.gold.limits.export.mode=off}):
  * callers in the role {@code gold} ({@code Authorization: Bearer <name>:gold}) get their plan's values, count
  * apart from the callers in no plan, and see their plan's values in the headers.

@@ -8,8 +8,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * SPEC 6 with {@code DELETE /todos/{id}}: its limit {@code delete} (2 per 60 s) has scope PRINCIPAL, so it
- * decides after the example's authorization filter, which answers 401 to a request without a caller.
+ * The two scopes (docs/declaring-limits.md) with {@code DELETE /todos/{id}}: its limit {@code delete} (2 per 60 s) has
+ * scope PRINCIPAL, so it decides after the example's authorization filter, which answers 401 to a request without a
+ * caller.
  */
 class PrincipalScopeTest extends TckTestBase {
 

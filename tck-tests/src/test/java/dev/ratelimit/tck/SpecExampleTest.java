@@ -13,8 +13,9 @@ import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The worked example of SPEC 4, to the value: {@code @RateLimit(permitLimit = 3, windowSeconds = 60)} on
- * {@code GET /todos}, the fourth request 18 s after the first.
+ * The worked example of docs/responses.md, "Headers", to the value:
+ * {@code @RateLimit(permitLimit = 3, windowSeconds = 60)} on {@code GET /todos}, the fourth request 18 s after the
+ * first.
  *
  * <p>This is the suite's one long wait, so the class runs concurrently with the rest of the suite (which
  * otherwise runs one class at a time).
@@ -68,7 +69,7 @@ class SpecExampleTest extends TckTestBase {
             assertThat(i.resetSeconds()).isEqualTo(60);
         });
         if (global().isEmpty()) {
-            // The whole fields, exactly as SPEC 4 prints them (compared in canonical RFC 8941 form).
+            // The whole fields, exactly as the documented example prints them (compared in canonical RFC 8941 form).
             assertThat(first.canonical(RateLimitHeaders.POLICY)).isEqualTo("\"default\";q=3;w=60");
             assertThat(first.canonical(RateLimitHeaders.RATE_LIMIT)).isEqualTo("\"default\";r=2;t=60");
         }

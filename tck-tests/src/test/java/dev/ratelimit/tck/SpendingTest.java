@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * SPEC 3 "Spending" and SPEC 4: an allowed request spends whatever the response; a request that matches no
+ * What a request spends (docs/responses.md): an allowed request spends whatever the response; a request that matches no
  * resource method spends nothing; a refused request's body is never read.
  */
 class SpendingTest extends TckTestBase {

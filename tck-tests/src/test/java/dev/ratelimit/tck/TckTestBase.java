@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * What every test class shares: the server under test, and the example application's facts (SPEC 11).
+ * What every test class shares: the server under test, and the example application's facts.
  *
  * <p>Every test spends from partitions of its own (a fresh {@code X-Api-Key} or Bearer name), so tests never
  * share counts and the suite can run again and again against a server that is already running.

@@ -17,10 +17,11 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * What finding a client costs per request (SPEC 18; the target: at most 0.3 us for the walk and the prefix over a
- * three-hop {@code X-Forwarded-For}): parse the peer, walk the forwarded hops from the right past two trusted
- * proxies to the client, apply the prefix and make the {@code addr:} partition text. The clients rotate through
- * {@value #CLIENTS} addresses, as a busy server sees them (no branch or string learned by heart).
+ * What finding a client costs per request (docs/partitions.md, "How the client is found"; the target: at most 0.3 us
+ * for the walk and the prefix over a three-hop {@code X-Forwarded-For}): parse the peer, walk the forwarded hops from
+ * the right past two trusted proxies to the client, apply the prefix and make the {@code addr:} partition text. The
+ * clients rotate through {@value #CLIENTS} addresses, as a busy server sees them (no branch or string learned by
+ * heart).
  * <ul>
  *   <li>{@code xForwardedForThreeHops}: {@code <client v4>, 10.0.0.3, 10.0.0.2} from peer 10.0.0.1;</li>
  *   <li>{@code xForwardedForThreeHopsIpv6}: the same with an IPv6 client, under the /64 prefix;</li>

@@ -11,8 +11,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The floor under every in-process benchmark: reading the clock. Ours reads {@code System.nanoTime}
- * (monotonic, SPEC 3), as does Resilience4j; Bucket4j's local buckets read {@code currentTimeMillis}
- * by default.
+ * (monotonic: moving the wall clock changes nothing), as does Resilience4j; Bucket4j's local buckets read
+ * {@code currentTimeMillis} by default.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

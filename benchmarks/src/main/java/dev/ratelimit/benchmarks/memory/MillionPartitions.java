@@ -22,7 +22,7 @@ import org.openjdk.jol.info.GraphLayout;
 /**
  * A flood of new keys: one million distinct partitions ({@code partitions}), each spending a permit within one window, in
  * a store with {@code max-tracked-partitions} {@value #MAX_TRACKED}. The store keeps at most that many
- * counts (the rest are let through uncounted, SPEC 7), so what it retains stays bounded whatever the
+ * counts (the rest are let through uncounted), so what it retains stays bounded whatever the
  * number of keys. Secondary results: {@code ·storeRetainedBytes} (JOL, the store's whole object graph),
  * {@code ·heapGrowthBytes} (used heap after a full GC, after minus before), {@code ·trackedCounts}.
  * The score is the time the million acquisitions took.

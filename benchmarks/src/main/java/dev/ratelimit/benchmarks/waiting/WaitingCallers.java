@@ -25,12 +25,12 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * Callers that wait for a partner's limit (SPEC 20), measured for real time: {@code threads} threads call a limit of
- * {@code rate} permits a second that waits up to a minute, as a blocking bean method does (the engine's decision,
- * then {@link Waits#sleep}), for a warm-up and then {@code seconds} measured seconds. Reports the rate of calls that
- * went ahead in the measured seconds (against the limit's promise), the CPU time the calling threads used per call
- * (a waiter parks: it should use none while it waits), and how late a waiter woke against its granted instant
- * (p50, p99, max).
+ * Callers that wait for a partner's limit (docs/calls-to-other-services.md), measured for real time: {@code threads}
+ * threads call a limit of {@code rate} permits a second that waits up to a minute, as a blocking bean method does (the
+ * engine's decision, then {@link Waits#sleep}), for a warm-up and then {@code seconds} measured seconds. Reports the
+ * rate of calls that went ahead in the measured seconds (against the limit's promise), the CPU time the calling threads
+ * used per call (a waiter parks: it should use none while it waits), and how late a waiter woke against its granted
+ * instant (p50, p99, max).
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.ratelimit.benchmarks.waiting.WaitingCallers [threads] [rate] [seconds] [algorithm...]

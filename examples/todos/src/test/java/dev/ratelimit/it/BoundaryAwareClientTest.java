@@ -19,10 +19,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * SPEC 15 over HTTP, on the example's {@code burst} limit (5 per 1 s on {@code POST /todos}), once per
- * algorithm ({@code ratelimit.limits.burst.algorithm}): a client that knows where the window's steps begin
- * puts one request at the start of the first step, four just before its end, and then retries at once,
- * again and again. The densest span of one second of admitted requests must stay within the algorithm's
+ * The algorithms (docs/algorithms.md) over HTTP, on the example's {@code burst} limit (5 per 1 s on
+ * {@code POST /todos}), once per algorithm ({@code ratelimit.limits.burst.algorithm}): a client that knows where the
+ * window's steps begin puts one request at the start of the first step, four just before its end, and then retries at
+ * once, again and again. The densest span of one second of admitted requests must stay within the algorithm's
  * promise: 2N-1 = 9 (sliding window, token bucket), N = 5 (strict window).
  *
  * <p>Over HTTP the server's instants are known only within each request's round trip; a pair of admitted

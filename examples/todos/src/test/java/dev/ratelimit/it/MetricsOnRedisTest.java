@@ -21,8 +21,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * SPEC 12, 14 and 16 seen through {@code GET /metrics} of the embedded example counting in a real Redis
- * ({@code ratelimit.redis.uri}), with the limit {@code export} in shadow mode and the failure policy
+ * Shadow mode, the metrics and the failure policy seen through {@code GET /metrics} of the embedded example counting in
+ * a real Redis ({@code ratelimit.redis.uri}), with the limit {@code export} in shadow mode and the failure policy
  * {@code allow}: a shadow refusal moves {@code shadow_refused} by exactly one, and while Redis is down every
  * request is let through and counted {@code failed}; the one store call that found Redis down is timed as failed or
  * timeout (the others went without calling it: ratelimit.store.retry-millis).

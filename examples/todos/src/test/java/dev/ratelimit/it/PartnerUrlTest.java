@@ -14,7 +14,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * The partner of {@code POST /todos/{id}/share} (SPEC 20) is configurable the MicroProfile way: a server started with
+ * The partner of {@code POST /todos/{id}/share} is configurable the MicroProfile way: a server started with
  * {@code PARTNER_MP_REST_URL} (the environment's spelling of {@code partner/mp-rest/url}) shares with that server's
  * inbox, not its own; and a partner that cannot be reached is a 502 with problem details. Two instances of the
  * example, each a JVM of its own ({@link ExampleProcess}), so that each reads its own environment.

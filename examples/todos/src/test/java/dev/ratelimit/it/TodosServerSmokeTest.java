@@ -16,7 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The embedded example starts and serves SPEC 11. Each test sends its own {@code X-Api-Key}, so that no
+ * The embedded example starts and serves its API. Each test sends its own {@code X-Api-Key}, so that no
  * test spends from another's count. (Kept out of the packages Jersey scans, see TodosServer.)
  */
 class TodosServerSmokeTest {

@@ -59,7 +59,7 @@ class TwoServersOnOneRedisTest {
     }
 
     /**
-     * SPEC 19: the admin API's reset on Redis is for every instance. A caller refused on both servers is let in on
+     * The admin API's reset on Redis is for every instance. A caller refused on both servers is let in on
      * the second after an operator reset its count through the first; the second's admin API sees the count anew.
      */
     @Test

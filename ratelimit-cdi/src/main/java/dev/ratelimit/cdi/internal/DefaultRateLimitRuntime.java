@@ -62,7 +62,7 @@ public class DefaultRateLimitRuntime implements RateLimitRuntime {
     private RequestLedgers ledgers;
     private RateLimitEngine engine;
     private final AtomicBoolean checked = new AtomicBoolean();
-    /** Reads live values again (SPEC 19); null when the configuration is read once. One daemon thread. */
+    /** Reads live values again; null when the configuration is read once. One daemon thread. */
     private ScheduledExecutorService refresher;
 
     @PostConstruct

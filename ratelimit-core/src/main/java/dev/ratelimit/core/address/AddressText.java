@@ -3,11 +3,15 @@ package dev.ratelimit.core.address;
 import java.nio.charset.StandardCharsets;
 
 /**
- * IP address text to 128 bits and back, by hand (SPEC 18): dotted quads, RFC 4291 IPv6 text (with an
- * embedded IPv4 tail and a zone id, which is dropped), and the node forms that {@code Forwarded} and
+ * IP address text to 128 bits and back, by hand, for finding the client address: dotted quads, RFC 4291 IPv6 text (with
+ * an embedded IPv4 tail and a zone id, which is dropped), and the node forms that {@code Forwarded} and
  * {@code X-Forwarded-For} carry ({@code [v6]:port}, {@code v4:port}). No regular expression and no
  * {@code InetAddress.getByName}, which looks a name up in DNS when the text is not an address: this text
  * comes from clients. Parsing allocates nothing.
+ *
+ * <p>One job, both ways: the parser and the formatter are two sides of one 128-bit form (IPv4 held mapped, eight
+ * groups of 16 bits), so they stay together; what the text means (the walk over forwarded hops, the prefix) is
+ * {@link ClientAddresses}'.
  *
  * <p>An IPv4 address is held as its IPv4-mapped IPv6 form {@code ::ffff:a.b.c.d} (RFC 4291 2.5.5.2), so
  * that the two spellings of one client are one value, and one 128-bit comparison serves both families.
@@ -17,7 +21,7 @@ import java.nio.charset.StandardCharsets;
  */
 final class AddressText {
 
-    /** The longest node text that may be an address (SPEC 18 rule 3); longer is garbage. */
+    /** The longest node text that may be an address (64 characters, as docs/partitions.md says); longer is garbage. */
     static final int MAX_NODE_LENGTH = 64;
     /** The upper 64 bits of an IPv4-mapped address are zero; the lower carry {@code 0000:ffff:a.b.c.d}. */
     static final long MAPPED = 0x0000_FFFF_0000_0000L;

@@ -7,11 +7,11 @@ import java.util.StringJoiner;
 import java.util.function.LongSupplier;
 
 /**
- * Finds a request's client (SPEC 18): the peer, believed about the hops it forwards only when it is one of
- * {@code ratelimit.trusted-proxies}; then the client's network under {@code ratelimit.ipv4-prefix} or
- * {@code ratelimit.ipv6-prefix}, as the partition {@code addr:<network>}.
+ * Finds a request's client (docs/partitions.md, "How the client is found"): the peer, believed about the hops it
+ * forwards only when it is one of {@code ratelimit.trusted-proxies}; then the client's network under
+ * {@code ratelimit.ipv4-prefix} or {@code ratelimit.ipv6-prefix}, as the partition {@code addr:<network>}.
  *
- * <p>The walk (rules 2-4): an untrusted peer is the client. From a trusted peer, the hops are the
+ * <p>The walk: an untrusted peer is the client. From a trusted peer, the hops are the
  * {@code for=} nodes of {@code Forwarded} when the request has that header, else the entries of
  * {@code X-Forwarded-For}; walking from the right, trusted hops are skipped and the first untrusted one is
  * the client; if all are trusted, the leftmost is. An entry that is not an address stops the walk at the
@@ -25,7 +25,7 @@ public final class ClientAddresses {
 
     public static final String FORWARDED = "Forwarded";
     public static final String X_FORWARDED_FOR = "X-Forwarded-For";
-    /** The partition of a request whose peer the runtime cannot tell (SPEC 18 rule 1): one shared count. */
+    /** The partition of a request whose peer the runtime cannot tell: one shared count. */
     public static final String UNKNOWN = "addr:unknown";
     static final String PREFIX = "addr:";
     public static final int DEFAULT_IPV4_PREFIX = 32;

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.StringJoiner;
 
 /**
- * The default partitioner (SPEC 5 and 18): the first of {@code ratelimit.partition-by} that gives a value,
+ * The default partitioner (docs/partitions.md): the first of {@code ratelimit.partition-by} that gives a value,
  * else {@code anonymous}. {@code principal}: {@code sub:<name>} for an authenticated caller; {@code header}:
  * {@code <header>:<value as sent>} for a non-empty {@code ratelimit.partition-header}; {@code address}:
  * {@code addr:<network>} for a caller from an HTTP request ({@code addr:unknown} where the runtime cannot tell

@@ -2,7 +2,7 @@ package dev.ratelimit.core.address;
 
 import java.util.Locale;
 
-/** An element of {@code ratelimit.partition-by}: where the default partitioner looks for the caller (SPEC 18). */
+/** An element of {@code ratelimit.partition-by}: where the default partitioner looks for the caller. */
 public enum PartitionSource {
 
     /** The authenticated caller: {@code sub:<name>}. */

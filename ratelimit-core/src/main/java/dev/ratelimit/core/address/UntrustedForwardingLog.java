@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
- * SPEC 18 rule 6: a request from a peer that is not a trusted proxy but carries {@code Forwarded} or
+ * A request from a peer that is not a trusted proxy but carries {@code Forwarded} or
  * {@code X-Forwarded-For} is logged at most once an hour per peer, naming it and
  * {@code ratelimit.trusted-proxies} (behind a load balancer that is missing from that key, everyone is
  * counted as the balancer). Memory is bounded: at most {@value #CAPACITY} peers are remembered; expired

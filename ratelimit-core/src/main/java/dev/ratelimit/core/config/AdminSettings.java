@@ -5,7 +5,8 @@ import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
- * The admin HTTP resource's settings (SPEC 19), read and validated at start-up. Immutable.
+ * The admin HTTP resource's settings (docs/operating-limits.md, "The admin API"), read and validated at start-up.
+ * Immutable.
  *
  * @param enabled {@value #ENABLED}: serve the resource (default false: nothing is served)
  * @param role    {@value #ROLE}: the role a caller needs; required when enabled

@@ -7,9 +7,10 @@ import java.util.TreeSet;
 /**
  * Every {@code ratelimit.*} key the library reads, with its type, default, whether it changes while the application
  * runs, and what it means: the one list that {@code docs/configuration.md} is generated from. Tests hold the code to
- * it: a key that {@link RateLimitSettings}, {@link AdminSettings}, {@link LimitsFile} or the Redis store reads must be
- * listed here with the default it really has, and the Quarkus extension's configuration root must offer exactly these
- * keys. A key that adds a setting adds its line here.
+ * it: a key that {@link RateLimitSettings}, {@link AdminSettings}, {@link LimitsFile}, the Redis or the JCache store
+ * reads must be listed here with the default it really has, and the Quarkus extension's configuration root must offer
+ * exactly the keys of the artifacts it supports. A key that adds a setting adds its line here, and is then known: a
+ * configuration that sets it is not warned about ({@link UnknownKeys}).
  *
  * <p>{@code <name>} stands for a limit's name, {@code <plan>} for a plan's. Plain data, read by nothing on the request
  * path.
@@ -60,6 +61,7 @@ public final class KeyCatalogue {
 
     private static final String CORE = "ratelimit-core";
     private static final String REDIS = "ratelimit-redis";
+    private static final String JCACHE = "ratelimit-jcache";
     private static final String ALGORITHMS = "`SLIDING_WINDOW`, `STRICT_WINDOW` or `TOKEN_BUCKET`";
     private static final String MODES = "`enforce`, `shadow` or `off`";
     private static final String WINDOW = "integer, seconds, 1 .. 31536000";
@@ -197,6 +199,25 @@ public final class KeyCatalogue {
                     "`true`: the URI is a seed node of a Redis Cluster."),
             new Key("ratelimit.redis.key-prefix", Section.STORES, "at most 256 characters, no `{` or `}`", "ratelimit:",
                     null, false, REDIS, "The text in front of every Redis key; applications sharing a Redis each take their own."),
+            new Key("ratelimit.jcache.cache", Section.STORES, "a cache name", null, null, false, JCACHE,
+                    "The JCache cache that keeps the counts (created when it does not exist). Set, every instance counts "
+                            + "in it, on the data grid; unset, the in-process store counts."),
+            new Key("ratelimit.jcache.provider", Section.STORES, "the class name of a `javax.cache.spi.CachingProvider`",
+                    null, "the `CacheManager` CDI bean (Payara's), else the only provider on the class path", false,
+                    JCACHE, "The JCache provider that opens the cache."),
+            new Key("ratelimit.jcache.uri", Section.STORES,
+                    "a URI, e.g. `classpath:hazelcast.xml` or `file:///etc/app/hazelcast.xml`", null,
+                    "the provider's default", false, JCACHE,
+                    "The provider's configuration. Every instance must name the same URI."),
+            new Key("ratelimit.jcache.mode", Section.STORES, "`auto`, `processor` or `cas`", "auto", null, false, JCACHE,
+                    "How counts are decided: an entry processor on the member that owns the count, else compare-and-set "
+                            + "(`auto`, found out at start-up); always the processor; always compare-and-set."),
+            new Key("ratelimit.jcache.expiry-seconds", Section.STORES, "integer, seconds, 1 .. 31622400", "4050", null,
+                    false, JCACHE, "When the store creates the cache: how long after its last write a count is kept. At "
+                            + "least the longest window plus one eighth of it."),
+            new Key("ratelimit.jcache.threads", Section.STORES, "integer, 1 .. 1024", "16", null, false, JCACHE,
+                    "The threads that wait for the grid; when 10000 calls already wait, a call fails at once and "
+                            + "`ratelimit.store.on-failure` decides."),
 
             new Key("ratelimit.test.manual-clock", Section.TESTS, "`true` or `false`", "false", null, false, CORE,
                     "Tests only: `true` makes every limit count on a clock that tests move through `RateLimitTesting`. "
@@ -208,6 +229,20 @@ public final class KeyCatalogue {
     /** Every key, in the reference page's order. */
     public static List<Key> keys() {
         return KEYS;
+    }
+
+    /**
+     * The names of the keys without a limit's or a plan's name in them ({@code <name>}, {@code <plan>}), sorted: the
+     * keys that a configuration sets exactly as they are written here.
+     */
+    public static Set<String> fixedNames() {
+        Set<String> names = new TreeSet<>();
+        for (Key key : KEYS) {
+            if (key.name().indexOf('<') < 0) {
+                names.add(key.name());
+            }
+        }
+        return names;
     }
 
     /** The names of the keys that {@code artifact} reads (e.g. {@code ratelimit-redis}), sorted. */

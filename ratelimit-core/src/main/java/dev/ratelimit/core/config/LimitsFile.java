@@ -15,10 +15,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Live values (SPEC 19): the keys that may change while the application runs, the file that holds them
- * ({@value #LIMITS_FILE}, a Kubernetes ConfigMap mounted as a file), and the configuration they make: the file's
- * values over MicroProfile Config's, every value frozen once read, so that a configuration stays what it was when
- * it was applied. Plain Java.
+ * Live values (docs/operating-limits.md, "Live values"): the keys that may change while the application runs, the file
+ * that holds them ({@value #LIMITS_FILE}, a Kubernetes ConfigMap mounted as a file), and the configuration they make:
+ * the file's values over MicroProfile Config's, every value frozen once read, so that a configuration stays what it was
+ * when it was applied. Plain Java.
  */
 public final class LimitsFile {
 
@@ -35,7 +35,7 @@ public final class LimitsFile {
     }
 
     /**
-     * True for the keys that live values read again and apply (SPEC 19): {@code ratelimit.mode},
+     * True for the keys that live values read again and apply: {@code ratelimit.mode},
      * {@code ratelimit.limits.*}, {@code ratelimit.plans} and {@code ratelimit.plans.*},
      * {@code ratelimit.global.permit-limit} and {@code ratelimit.global.window-seconds}.
      */

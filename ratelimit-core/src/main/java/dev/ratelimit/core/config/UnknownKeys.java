@@ -15,16 +15,13 @@ import java.util.TreeSet;
  * The warnings for listed {@code ratelimit.*} keys that name nothing (a typo must not pass silently): a limit no
  * declaration uses (unless configuration declares it whole for the programmatic API), a plan outside
  * {@code ratelimit.plans}, a property that does not exist. A key that the settings read is a setting
- * ({@link SettingsReader#wasRead}); so are the keys that other modules read, listed here.
+ * ({@link SettingsReader#wasRead}); so is every key of the reference ({@link KeyCatalogue}), which lists what other
+ * modules read too (the stores, live values, the admin API): a module's key is known by being catalogued.
  */
 final class UnknownKeys {
 
-    /** Keys that other modules read (ratelimit-redis, ratelimit-jcache; live values and the admin API). */
-    private static final Set<String> OTHER_MODULES = Set.of("ratelimit.redis.uri", "ratelimit.redis.cluster",
-            "ratelimit.redis.key-prefix", "ratelimit.jcache.cache", "ratelimit.jcache.provider",
-            "ratelimit.jcache.uri", "ratelimit.jcache.mode", "ratelimit.jcache.expiry-seconds",
-            "ratelimit.jcache.threads", "ratelimit.limits-file", "ratelimit.refresh-seconds", "ratelimit.admin.enabled",
-            "ratelimit.admin.role", "ratelimit.admin.path");
+    /** The reference's keys that a configuration sets as they are written. */
+    private static final Set<String> CATALOGUED = KeyCatalogue.fixedNames();
 
     private UnknownKeys() {
     }
@@ -60,7 +57,7 @@ final class UnknownKeys {
                 if (warning != null) {
                     warnings.add(warning);
                 }
-            } else if (!read.wasRead(key) && !OTHER_MODULES.contains(key)) {
+            } else if (!read.wasRead(key) && !CATALOGUED.contains(key)) {
                 warnings.add(key + " is not a ratelimit setting");
             }
         }

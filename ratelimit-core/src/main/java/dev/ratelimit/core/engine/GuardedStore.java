@@ -3,7 +3,6 @@ package dev.ratelimit.core.engine;
 import dev.ratelimit.core.CountKey;
 import dev.ratelimit.core.CountState;
 import dev.ratelimit.core.RateLimitDecision;
-import dev.ratelimit.core.RateLimitDecision.Outcome;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimitStoreException;
@@ -11,15 +10,10 @@ import dev.ratelimit.core.config.OnFailure;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.metrics.RateLimitMetrics;
 import dev.ratelimit.core.metrics.RateLimitMetrics.StoreOutcome;
-import dev.ratelimit.core.store.InProcessRateLimitStore;
-import java.util.IdentityHashMap;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -28,12 +22,14 @@ import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 
 /**
- * The failure policy, one decorator around any store (SPEC 16): every call is decided within
+ * The failure policy, one decorator around any store (docs/stores.md, "When the store fails"): it decides when the
+ * store's answer is not to be had, and hands the call to the policy then. Every call is decided within
  * {@code ratelimit.store.timeout-millis}, and when the store fails, throws, or does not answer in time,
  * {@code ratelimit.store.on-failure} decides: {@code fail} (the call fails with
  * {@link RateLimitStoreException}), {@code allow} (uncounted), {@code local} (an in-process store kept for
- * outages). One warning per outage, one line on recovery ({@link OutageLog}). It is a {@link RateLimitStore}
- * like the one it guards, and answers at once exactly when that one does.
+ * outages); what {@code allow} and {@code local} answer is {@link PolicyDecisions}'. One warning per outage, one line
+ * on recovery ({@link OutageLog}). It is a {@link RateLimitStore} like the one it guards, and answers at once exactly
+ * when that one does.
  *
  * <p>Around a store that does not answer at once, two things spare the store and the caller: an outage
  * costs one timeout ({@link OutageBreaker}: once the store could not be reached, calls get the policy at once for
@@ -45,11 +41,6 @@ import java.util.function.LongSupplier;
  * their deadlines, watched by one task on the JDK's shared delay scheduler ({@link Deadlines}). A store that answers
  * after the timeout has its permits given back at once: the policy decided that call, so the store's late decision
  * must not stay spent. A store that answers at once is called without a stage or a timer.
- *
- * <p>A decision the policy made ({@code allow} or {@code local}) answers a twin of the request: the same
- * limits bound to the local store. So such a decision says itself that the store did not make it (its
- * request is not the one asked), and {@link #release} knows where to give back. Twins are made on the first
- * failure of a request and kept ({@code twins}, {@code twinSet}: concurrent, only added to).
  */
 final class GuardedStore implements RateLimitStore {
 
@@ -57,7 +48,7 @@ final class GuardedStore implements RateLimitStore {
     private final boolean atOnce;
     private final long timeoutNanos;
     private final OnFailure onFailure;
-    private final InProcessRateLimitStore local;
+    private final PolicyDecisions decisions;
     private final OutageLog outage;
     private final OutageBreaker breaker;
     /** Null when refusals are not remembered: the store answers at once, announces nothing, or the memory is off. */
@@ -68,10 +59,6 @@ final class GuardedStore implements RateLimitStore {
     private final RateLimitMetrics.Timer decided;
     private final RateLimitMetrics.Timer failed;
     private final RateLimitMetrics.Timer timedOut;
-    /** Guarded by itself: the local store's handle of every key bound. */
-    private final Map<CountKey, Object> localHandles = new IdentityHashMap<>();
-    private final ConcurrentHashMap<RateLimitRequest, RateLimitRequest> twins = new ConcurrentHashMap<>();
-    private final Set<RateLimitRequest> twinSet = ConcurrentHashMap.newKeySet();
 
     /**
      * @param delegate the store
@@ -84,8 +71,7 @@ final class GuardedStore implements RateLimitStore {
         this.atOnce = delegate.answersAtOnce();
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(settings.timeoutMillis());
         this.onFailure = settings.onFailure();
-        this.local = onFailure == OnFailure.LOCAL
-                ? new InProcessRateLimitStore(settings.maxTrackedPartitions(), clock) : null;
+        this.decisions = new PolicyDecisions(onFailure, settings.maxTrackedPartitions(), clock);
         this.outage = new OutageLog("the store " + delegate, switch (onFailure) {
             case FAIL -> "calls fail (a request gets 500) (ratelimit.store.on-failure=fail)";
             case ALLOW -> "calls are let through uncounted (ratelimit.store.on-failure=allow)";
@@ -112,11 +98,7 @@ final class GuardedStore implements RateLimitStore {
     @Override
     public Object bind(CountKey key) {
         Object handle = delegate.bind(key);
-        if (local != null) {
-            synchronized (localHandles) {
-                localHandles.put(key, local.bind(key));
-            }
-        }
+        decisions.bind(key);
         return handle;
     }
 
@@ -228,10 +210,7 @@ final class GuardedStore implements RateLimitStore {
 
     @Override
     public CompletionStage<Void> release(RateLimitDecision decision) {
-        if (twinSet.contains(decision.request())) { // the policy decided it: nothing of it is in the store
-            if (local != null) {
-                local.giveBack(decision);
-            }
+        if (decisions.giveBack(decision)) { // the policy decided it: nothing of it is in the store
             return CompletableFuture.completedFuture(null);
         }
         CompletionStage<Void> stage;
@@ -312,44 +291,15 @@ final class GuardedStore implements RateLimitStore {
         outage.failed(request.toString(), reported);
         switch (onFailure) {
             case ALLOW -> {
-                RateLimitRequest twin = twin(request);
-                Outcome[] outcomes = new Outcome[twin.size()];
-                for (int i = 0; i < outcomes.length; i++) {
-                    outcomes[i] = Outcome.uncounted(twin.policy(i));
-                }
-                return RateLimitDecision.ofArray(partition, twin, multiple, outcomes);
+                return decisions.allow(partition, request, multiple);
             }
             case LOCAL -> {
-                return local.decide(partition, twin(request), multiple);
+                return decisions.local(partition, request, multiple);
             }
             default -> throw new RateLimitStoreException("ratelimit: the store " + delegate + " could not decide "
                     + request + ": " + (called ? "" : "unreachable for the last " + breaker.retryMillis()
                     + " ms or less, last ") + OutageLog.describe(reported), reported);
         }
-    }
-
-    private RateLimitRequest twin(RateLimitRequest request) {
-        RateLimitRequest twin = twins.get(request);
-        if (twin != null) {
-            return twin;
-        }
-        return twins.computeIfAbsent(request, r -> {
-            RateLimitRequest.Builder builder = RateLimitRequest.builder();
-            for (int i = 0; i < r.size(); i++) {
-                Object handle;
-                if (local == null) {
-                    handle = r.handle(i);
-                } else {
-                    synchronized (localHandles) {
-                        handle = localHandles.computeIfAbsent(r.key(i), local::bind);
-                    }
-                }
-                builder.add(handle, r.key(i), r.policy(i), r.cost(i), r.kind(i));
-            }
-            RateLimitRequest made = builder.build();
-            twinSet.add(made);
-            return made;
-        });
     }
 
     private static Throwable unwrap(Throwable failure) {

@@ -6,8 +6,8 @@ import java.util.HashMap;
 import java.util.List;
 
 /**
- * The partitions one limit refused most since start-up (SPEC 19): Space-Saving (Metwally, Agrawal and
- * El Abbadi, "Efficient computation of frequent and top-k elements in data streams", 2005) with at most
+ * The partitions one limit refused most since start-up (the admin API's {@code refused}): Space-Saving (Metwally,
+ * Agrawal and El Abbadi, "Efficient computation of frequent and top-k elements in data streams", 2005) with at most
  * {@code capacity} counters. A partition not held takes the place of the one with the fewest refusals and
  * inherits its count as its possible overcount. So memory stays bounded whatever the number of callers, a
  * partition's count is never below its true count nor above it by more than its overcount, and every partition

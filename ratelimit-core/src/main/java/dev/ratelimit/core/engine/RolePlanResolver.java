@@ -6,8 +6,8 @@ import dev.ratelimit.core.config.Plan;
 import java.util.List;
 
 /**
- * The default plan resolver (SPEC 13): an authenticated caller is in the first plan, in the order of
- * {@code ratelimit.plans}, whose role it has; an anonymous caller in none. One role check per configured
+ * The default plan resolver (docs/operating-limits.md, "Plans"): an authenticated caller is in the first plan, in the
+ * order of {@code ratelimit.plans}, whose role it has; an anonymous caller in none. One role check per configured
  * plan at most. Immutable.
  */
 public final class RolePlanResolver implements RateLimitPlanResolver {

@@ -5,9 +5,9 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * How a blocking call that reserved its permits (SPEC 20) waits for the instant they exist: it parks its thread
- * (no CPU while it waits) until then, never less; an interrupt gives the reservation back. Asynchronous calls are
- * delayed by their adapter instead, without a thread.
+ * How a blocking call that reserved its permits (a limit that waits) waits for the instant they exist: it parks its
+ * thread (no CPU while it waits) until then, never less; an interrupt gives the reservation back. Asynchronous calls
+ * are delayed by their adapter instead, without a thread.
  */
 public final class Waits {
 

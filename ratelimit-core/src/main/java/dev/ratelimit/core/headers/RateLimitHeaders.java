@@ -7,9 +7,9 @@ import dev.ratelimit.core.engine.RequestLedger;
 import java.util.List;
 
 /**
- * The rate-limit header names and their formats (SPEC 4, SPEC 15), in one place. Values are RFC 8941/9651
- * structured fields: integers, and lists of strings with integer parameters. Names are validated to
- * {@code [A-Za-z0-9._-]} at deployment, so they are valid sf-strings as they are.
+ * The rate-limit header names and their formats (docs/responses.md, "Headers"; docs/algorithms.md), in one place.
+ * Values are RFC 8941/9651 structured fields: integers, and lists of strings with integer parameters. Names are
+ * validated to {@code [A-Za-z0-9._-]} at deployment, so they are valid sf-strings as they are.
  */
 public final class RateLimitHeaders {
 

@@ -3,9 +3,9 @@ package dev.ratelimit.core.headers;
 import java.util.List;
 
 /**
- * The body of a refused request (SPEC 4): an RFC 9457 {@code application/problem+json} document of the problem
- * type that the IETF rate-limit headers draft registers, with its {@code violated-policies} member. Beside the
- * headers, so that what a 429 carries is written, and documented in OpenAPI, from one place.
+ * The body of a refused request (docs/responses.md, "The 429 body"): an RFC 9457 {@code application/problem+json}
+ * document of the problem type that the IETF rate-limit headers draft registers, with its {@code violated-policies}
+ * member. Beside the headers, so that what a 429 carries is written, and documented in OpenAPI, from one place.
  */
 public final class RateLimitProblem {
 

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
- * Where the engine records what it decides (SPEC 14), implemented by {@code ratelimit-micrometer} and
+ * Where the engine records what it decides (docs/metrics.md), implemented by {@code ratelimit-micrometer} and
  * {@code ratelimit-opentelemetry}. Every instrument is looked up once, when the application deploys, and
  * kept beside the limit it counts: recording is an increment, with no lookup and no allocation.
  *
@@ -14,12 +14,12 @@ import java.util.function.LongSupplier;
  */
 public interface RateLimitMetrics {
 
-    /** Instrument names and attributes (SPEC 14). */
+    /** Instrument names and attributes, as docs/metrics.md lists them. */
     String REQUESTS = "ratelimit.requests";
     String STORE_DURATION = "ratelimit.store.duration";
     String COUNTS = "ratelimit.counts";
     String COUNTS_MAX = "ratelimit.counts.max";
-    /** How long calls waited for their permits (SPEC 20), seconds, by {@value #POLICY}. */
+    /** How long calls waited for their permits (limits that wait), seconds, by {@value #POLICY}. */
     String WAIT = "ratelimit.wait";
     String POLICY = "ratelimit.policy";
     String OUTCOME = "ratelimit.outcome";

@@ -29,7 +29,7 @@ abstract class Count {
     int tag;
 
     /**
-     * Live values (SPEC 19): takes the size of {@code policy}, whose tag differs from this count's. The same
+     * Live values: takes the size of {@code policy}, whose tag differs from this count's. The same
      * window and algorithm with another permit limit keeps the permits spent (a raised limit gives room at once, a
      * lowered one refuses until enough have returned); another window starts the count afresh. Requires the lock
      * and a policy of this count's kind (window or bucket: the store replaces a count of the other kind).
@@ -38,7 +38,7 @@ abstract class Count {
      */
     abstract Count adopt(long now, RateLimitPolicy policy);
 
-    /** Permits spent past the limit (a charge, SPEC 17): 0 when the count is not in debt. Requires the lock. */
+    /** Permits spent past the limit (a charge): 0 when the count is not in debt. Requires the lock. */
     abstract long debt(long now);
 
     /**
@@ -100,8 +100,8 @@ abstract class Count {
 
     /**
      * The earliest instant, {@code >= now}, at which {@code permits} can be spent: {@code now} when {@link #has}
-     * them; else later, behind every permit reserved already (callers that wait go first come, first served,
-     * SPEC 20). Requires {@link #prepare}.
+     * them; else later, behind every permit reserved already (callers that wait go first come, first served). Requires
+     * {@link #prepare}.
      */
     abstract long grantAt(long now, long permits);
 

@@ -53,7 +53,7 @@ public final class InProcessRateLimitStore implements RateLimitStore {
 
     /**
      * The table of the key's counts; one per name and plan, however often it is bound. Bound again with another
-     * algorithm (live values, SPEC 19), the same table: each count is replaced by one of the new kind when a
+     * algorithm (live values), the same table: each count is replaced by one of the new kind when a
      * request of the new size finds it.
      */
     @Override

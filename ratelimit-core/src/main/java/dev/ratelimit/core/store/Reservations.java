@@ -3,7 +3,7 @@ package dev.ratelimit.core.store;
 import java.util.Arrays;
 
 /**
- * The permits a {@link WindowCount} has reserved in steps still to come (SPEC 20), in order of step: waiting
+ * The permits a {@link WindowCount} has reserved in steps still to come (limits that wait), in order of step: waiting
  * callers go first come, first served, so a reservation lands in the last step or after it, and the list only
  * ever grows at its end (a give-back takes from anywhere). Held only while some reservation is ahead of the
  * clock; the count's lock guards it.

@@ -11,6 +11,10 @@ import java.lang.invoke.VarHandle;
  * A window count ({@link RateLimitAlgorithm#SLIDING_WINDOW} or {@link RateLimitAlgorithm#STRICT_WINDOW}):
  * permits spent in each of the last steps of a window that moves in steps of one eighth.
  *
+ * <p>One job: one count's state and every operation on it. They stay one class because they share one packed word
+ * (the lock-free acquire and the lock are bits of it) and the ring's invariants below; the permits reserved by
+ * callers that wait, a list of their own, are {@link Reservations}.
+ *
  * <p>Concurrency. {@code word} packs a lock bit, an evicted bit, a version and the sum of the window;
  * every other field is written only by the holder of the lock ({@link #lock()} / {@link #unlock()}).
  * <ul>
@@ -71,7 +75,7 @@ final class WindowCount extends Count {
     private int sum;
     private int olderSum;
     private int s0, s1, s2, s3, s4, s5, s6, s7, s8;
-    /** Permits reserved in steps after {@code newest} (SPEC 20), in order; null when none. */
+    /** Permits reserved in steps after {@code newest} (limits that wait), in order; null when none. */
     private Reservations reserved;
     /** {@code LOCKED | EVICTED | version (30 bits) | sum (32 bits)}; through {@code WORD} only. */
     @SuppressWarnings("unused")

@@ -10,9 +10,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The hand-written address parser and formatter (SPEC 18 rule 4): valid text agrees with the JDK's own literal
- * parser ({@code InetAddress.getByName} on text that is certainly a literal, so never a name lookup); text that
- * is not an address is refused; the canonical text is RFC 5952's.
+ * The hand-written address parser and formatter (IPv4, IPv6, IPv4-mapped, zone ids dropped): valid text agrees with the
+ * JDK's own literal parser ({@code InetAddress.getByName} on text that is certainly a literal, so never a name lookup);
+ * text that is not an address is refused; the canonical text is RFC 5952's.
  */
 class AddressTextTest {
 

@@ -13,10 +13,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Finding the client (SPEC 18 rules 2-4): the cases of RFC 7239 and the pitfalls other limiters fell into
- * (a spoofed leftmost {@code X-Forwarded-For}, IPv6 rotation within a /64, {@code ::ffff:} mapped addresses,
- * repeated header lines, RFC 7239 quoting), then the partition text, and the log of forwarded headers from
- * peers that are not trusted (rule 6).
+ * Finding the client (docs/partitions.md, "How the client is found"): the cases of RFC 7239 and the pitfalls other
+ * limiters fell into (a spoofed leftmost {@code X-Forwarded-For}, IPv6 rotation within a /64, {@code ::ffff:} mapped
+ * addresses, repeated header lines, RFC 7239 quoting), then the partition text, and the log of forwarded headers from
+ * peers that are not trusted.
  */
 class ClientAddressesTest {
 
@@ -26,7 +26,7 @@ class ClientAddressesTest {
 
     @ParameterizedTest(name = "peer {0}, Forwarded [{1}], X-Forwarded-For [{2}]: {3}")
     @CsvSource(delimiter = '|', quoteCharacter = '\'', value = {
-            // an untrusted peer is the client, whatever it forwards (rule 2)
+            // an untrusted peer is the client, whatever it forwards
             "198.51.100.7 |                                             | 6.6.6.6                            | 198.51.100.7",
             "198.51.100.7 | for=6.6.6.6                                 |                                    | 198.51.100.7",
             // a trusted peer without forwarded headers is the client
@@ -175,7 +175,7 @@ class ClientAddressesTest {
                 .isEqualTo("trusted proxies 10.0.0.0/8, 192.168.1.7, fd00::/8, 172.16.0.0/12; client prefixes IPv4 /24, IPv6 /56");
     }
 
-    // ---------------------------------------------------------------- forwarded headers from an untrusted peer (rule 6)
+    // ---------------------------------------------------------------- forwarded headers from an untrusted peer
 
     @Test
     void forwardedHeadersFromAnUntrustedPeerAreLoggedOnceAnHourPerPeerNamingItAndTheKey() {

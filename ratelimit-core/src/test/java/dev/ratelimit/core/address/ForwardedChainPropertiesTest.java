@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * <li>arbitrary header text, bytes included, never throws and always ends on an address or {@code addr:unknown};</li>
  * <li>a resolution allocates a bounded number of bytes, however long the headers;</li>
  * <li>over random chains of trusted, untrusted and garbage hops, spelled in every way proxies write them, the
- * client is what the naive walk of SPEC 18 says: never an entry left of an untrusted or garbage one.</li>
+ * client is what the naive walk of the client-address rules says: never an entry left of an untrusted or garbage
+ * one.</li>
  * </ul>
  */
 class ForwardedChainPropertiesTest {
@@ -31,7 +32,7 @@ class ForwardedChainPropertiesTest {
             "2001:db8:ffff::/48");
     /** Full-width prefixes: the partition names the client exactly. */
     private static final ClientAddresses ADDRESSES = new ClientAddresses(TRUSTED, 32, 128, new ManualClock());
-    /** Untrusted peers sending forwarded headers are logged (rule 6): kept out of the build's output. */
+    /** Untrusted peers sending forwarded headers are logged: kept out of the build's output. */
     private LogCapture log;
 
     @BeforeEach
@@ -127,7 +128,10 @@ class ForwardedChainPropertiesTest {
     private record Hop(boolean address, boolean trusted, long high, long low, String garbage) {
     }
 
-    /** SPEC 18 rules 2-3, as written: from the right, skip trusted, stop at the first untrusted or at garbage. */
+    /**
+     * The client-address walk, as documented: an untrusted peer is the client; else from the right, skip trusted, stop
+     * at the first untrusted or at garbage.
+     */
     private static Hop walk(Hop peer, List<Hop> hops) {
         if (!peer.trusted || hops == null) {
             return peer;

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * The default partitioner (SPEC 5 and 18): the first element of {@code ratelimit.partition-by} that gives a value,
+ * The default partitioner (docs/partitions.md): the first element of {@code ratelimit.partition-by} that gives a value,
  * else one shared count; by default the authenticated caller, then the partition header.
  */
 class OrderedPartitionerTest {

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** {@code ratelimit.admin.*} and the live values' own keys (SPEC 19), read and validated at start-up. */
+/** {@code ratelimit.admin.*} and the live values' own keys, read and validated at start-up. */
 class AdminSettingsTest {
 
     private static SettingsSource source(Map<String, String> values) {

@@ -15,7 +15,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
 
-/** The keys of SPEC 18: {@code ratelimit.partition-by}, {@code trusted-proxies}, {@code ipv4-prefix}, {@code ipv6-prefix}. */
+/**
+ * The client-address keys: {@code ratelimit.partition-by}, {@code trusted-proxies}, {@code ipv4-prefix},
+ * {@code ipv6-prefix}.
+ */
 class ClientAddressSettingsTest {
 
     @Test

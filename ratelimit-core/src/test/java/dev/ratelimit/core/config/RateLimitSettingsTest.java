@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -467,15 +468,28 @@ class RateLimitSettingsTest {
     }
 
     @Test
-    void otherModulesKeysAreNotWarnedAbout() {
-        RateLimitSettings settings = settings(
-                "ratelimit.redis.uri", "redis://localhost:6379",
-                "ratelimit.redis.cluster", "false",
-                "ratelimit.redis.key-prefix", "rl:",
-                "ratelimit.redis.timeout-millis", "100",
-                "ratelimit.redis.on-failure", "allow");
+    void everyKeyThatTheReferenceGivesToAnotherModuleIsNotWarnedAbout() {
+        Map<String, String> others = new TreeMap<>();
+        for (KeyCatalogue.Key key : KeyCatalogue.keys()) {
+            if (!key.artifact().equals("ratelimit-core")) {
+                others.put(key.name(), "any value: not read here");
+            }
+        }
+        assertThat(others).as("the other modules' keys").containsKeys("ratelimit.redis.uri", "ratelimit.jcache.cache",
+                "ratelimit.jcache.threads");
 
-        assertThat(settings.unknownKeys(Set.of())).isEmpty();
+        assertThat(RateLimitSettings.of(others).unknownKeys(Set.of())).isEmpty();
+    }
+
+    @Test
+    void aMisspelledKeyOfAnotherModuleIsWarnedAboutNamingIt() {
+        RateLimitSettings settings = settings(
+                "ratelimit.jcache.caches", "ratelimit",
+                "ratelimit.redis.url", "redis://localhost:6379");
+
+        assertThat(settings.unknownKeys(Set.of())).containsExactly(
+                "ratelimit.jcache.caches is not a ratelimit setting",
+                "ratelimit.redis.url is not a ratelimit setting");
     }
 
     @Test

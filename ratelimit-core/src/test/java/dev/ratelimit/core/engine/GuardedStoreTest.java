@@ -36,8 +36,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The timeout and the failure policy around any store (SPEC 16), through the engine: {@code fail},
- * {@code allow} and {@code local}; one warning per outage and one line on recovery; store durations.
+ * The timeout and the failure policy around any store (docs/stores.md, "When the store fails"), through the engine:
+ * {@code fail}, {@code allow} and {@code local}; one warning per outage and one line on recovery; store durations.
  */
 class GuardedStoreTest {
 
@@ -279,7 +279,7 @@ class GuardedStoreTest {
         }
 
         assertThat(metrics.nonZero().values().stream().mapToLong(Long::longValue).sum())
-                .as("one ratelimit.requests count per limit decided (SPEC 14), counted: %s", metrics.nonZero())
+                .as("one ratelimit.requests count per limit decided, counted: %s", metrics.nonZero())
                 .isEqualTo(3);
     }
 

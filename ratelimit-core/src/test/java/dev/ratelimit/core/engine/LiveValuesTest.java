@@ -30,9 +30,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Live values and the admin API on the engine (SPEC 19): the limits file and the base configuration read again,
- * applied from the next request with the counts kept; a bad value, a missing file; the effective limits, one
- * caller's count, a reset and the most refused. No sleeping: {@link LiveValues#refresh} is what the timer calls.
+ * Live values and the admin API on the engine (docs/operating-limits.md): the limits file and the base configuration
+ * read again, applied from the next request with the counts kept; a bad value, a missing file; the effective limits,
+ * one caller's count, a reset and the most refused. No sleeping: {@link LiveValues#refresh} is what the timer calls.
  */
 class LiveValuesTest {
 

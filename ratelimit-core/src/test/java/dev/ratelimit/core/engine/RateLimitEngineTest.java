@@ -40,7 +40,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The one request path (SPEC 3, 12, 13, 14, 17): binding with configuration, modes and plans; exactly once
+ * The one request path: binding with configuration, modes and plans; exactly once
  * and all or nothing across call sites; shadow mode; metrics; the programmatic API; switching off.
  */
 class RateLimitEngineTest {

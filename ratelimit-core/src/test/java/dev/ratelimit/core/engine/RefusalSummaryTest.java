@@ -10,7 +10,7 @@ import java.util.Random;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 
-/** The most refused partitions (SPEC 19): Space-Saving's bound on memory and its guarantee. */
+/** The most refused partitions (the admin API): Space-Saving's bound on memory and its guarantee. */
 class RefusalSummaryTest {
 
     @Test

@@ -6,7 +6,7 @@ import dev.ratelimit.core.config.RateLimitSettings;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The default plan (SPEC 13): the first plan, in order, whose role an authenticated caller has. */
+/** The default plan: the first plan, in order, whose role an authenticated caller has. */
 class RolePlanResolverTest {
 
     private final RolePlanResolver resolver = new RolePlanResolver(RateLimitSettings.of(Map.of(

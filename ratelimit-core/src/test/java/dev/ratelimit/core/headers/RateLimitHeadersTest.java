@@ -25,7 +25,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The rate-limit headers (SPEC 4, 13, 15, 17) of what a request decided, rendered from its ledger. */
+/**
+ * The rate-limit headers (docs/responses.md, "Headers"; plans, algorithms, cost) of what a request decided, rendered
+ * from its ledger.
+ */
 class RateLimitHeadersTest {
 
     private final ManualClock clock = new ManualClock();
@@ -40,7 +43,7 @@ class RateLimitHeadersTest {
         assertThat(RateLimitHeaders.indexOf("Content-Type")).isEqualTo(-1);
     }
 
-    // ---------------------------------------------------------------- SPEC 4, the example
+    // ---------------------------------------------------------------- the example of docs/responses.md, "Headers"
 
     @Test
     void firstRequestOfTheSpecExampleGetsItsHeaders() {

@@ -55,7 +55,7 @@ public final class RandomSchedule {
     /** One count for every partition (limits that share a name agree on it, so a name of its own). */
     private static final RateLimitPolicy APPLICATION = new RateLimitPolicy("application-wide", 2, 1);
 
-    /** Requests of limits that wait (SPEC 20), beside the same limits' callers that do not, charges and shadows. */
+    /** Requests of limits that wait, beside the same limits' callers that do not, charges and shadows. */
     private static final List<List<Item>> WAITING_REQUESTS = List.of(
             List.of(Item.waiting(PARTNER, WAIT)),
             List.of(Item.waiting(PARTNER, WAIT)),
@@ -100,7 +100,7 @@ public final class RandomSchedule {
         this.requests = requests;
     }
 
-    /** A schedule whose requests are mostly of limits that wait (SPEC 20), mixed with callers that do not. */
+    /** A schedule whose requests are mostly of limits that wait, mixed with callers that do not. */
     public static RandomSchedule withWaits(long seed, String partitionPrefix, long resolutionNanos) {
         return new RandomSchedule(seed, partitionPrefix, resolutionNanos, WAITING_REQUESTS);
     }

@@ -11,8 +11,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A naive model of the store contract (SPEC 3, 15, 17, 20), written for obviousness rather than speed, against
- * which stores are compared on randomized schedules. Nothing is packed into slots, nothing rolls:
+ * A naive model of the store contract (counts, algorithms, cost and debt, waiting), written for obviousness rather than
+ * speed, against which stores are compared on randomized schedules. Nothing is packed into slots, nothing rolls:
  *
  * <ul>
  *   <li>A window count is a map from step index to the permits spent in it. It is anchored where it is
@@ -27,7 +27,7 @@ import java.util.TreeMap;
  *   <li>A give-back removes its permits from their step if they have not returned (and the count has not
  *       been re-anchored since); for a bucket it moves {@code tat} back, never before {@code now}, unless the
  *       bucket has been full since they were spent (then they have returned).</li>
- *   <li>Waiting (SPEC 20): a limit that may wait is granted at the earliest instant its permits exist behind
+ *   <li>Waiting: a limit that may wait is granted at the earliest instant its permits exist behind
  *       every reservation made before (first come, first served): for a window, the first step {@code m}, no
  *       earlier than the current step nor the last reserved one, whose window {@code (m - S, m]} has room (its
  *       start, or now if it is the current step); for a bucket, {@code max(tat, now) + n*I - limit*I}. The

@@ -10,8 +10,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The admin resource's JSON bodies (SPEC 19), written by hand: the library brings no JSON provider of its own, and
- * the runtimes bring different ones. The shapes are those the OpenAPI document describes (ratelimit-openapi).
+ * The admin resource's JSON bodies (docs/operating-limits.md, "The admin API"), written by hand: the library brings no
+ * JSON provider of its own, and the runtimes bring different ones. The shapes are those the OpenAPI document describes
+ * (ratelimit-openapi).
  */
 final class AdminJson {
 

@@ -13,10 +13,11 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 
 /**
- * Serves the admin resource (SPEC 19) at {@code ratelimit.admin.path}: before matching, a request under that path
- * is rewritten to the resource's fixed path ({@link AdminSettings#INTERNAL_PATH}); a request that names the fixed
- * path itself gets 404, as if nothing were there. With the admin resource off, only the latter. Portable: Jakarta
- * REST maps resources to paths known at compile time, but every runtime lets a pre-matching filter change the URI.
+ * Serves the admin resource (docs/operating-limits.md, "The admin API") at {@code ratelimit.admin.path}: before
+ * matching, a request under that path is rewritten to the resource's fixed path ({@link AdminSettings#INTERNAL_PATH});
+ * a request that names the fixed path itself gets 404, as if nothing were there. With the admin resource off, only the
+ * latter. Portable: Jakarta REST maps resources to paths known at compile time, but every runtime lets a pre-matching
+ * filter change the URI.
  *
  * <p>A path has many spellings of one resource (RFC 3986, 6.2.2): unreserved characters percent-encoded
  * ({@code /%72atelimit}), dot segments ({@code /todos/../ratelimit}). Runtimes differ in which spelling they match

@@ -10,7 +10,7 @@ import jakarta.ws.rs.core.Configuration;
 import java.lang.reflect.Method;
 
 /**
- * Finds the user's {@code Application} subclass at deployment, portably (see RECIPES: injecting
+ * Finds the user's {@code Application} subclass at deployment, portably (injecting
  * {@code @Context Application} breaks Quarkus builds). Jersey and Payara: unwrap
  * {@code Configuration.getApplication()}; Quarkus and Liberty: the CDI bean. Returns the class that
  * carries the module's {@code @RateLimit}, or null when there is none.

@@ -1,6 +1,7 @@
 package dev.ratelimit.jcache.internal;
 
 import dev.ratelimit.core.CountKey;
+import dev.ratelimit.core.RateLimitPolicy;
 
 /**
  * The cache key of the count of (name, plan, partition): {@code <name>[/<plan>]|<partition>}, e.g.
@@ -18,6 +19,24 @@ public final class CacheKeys {
     /** What every key of {@code key}'s counts begins with. */
     public static String prefix(CountKey key) {
         return (key.plan() == null ? key.name() : key.name() + '/' + key.plan()) + '|';
+    }
+
+    /**
+     * The name, plan (null: callers in no plan) and partition of the count whose key is {@code key}; null when
+     * {@code key} is no count's (a probe's, or another application's text).
+     */
+    public static String[] parse(String key) {
+        int bar = key.indexOf('|');
+        if (bar < 0) {
+            return null;
+        }
+        int slash = key.lastIndexOf('/', bar);
+        String name = key.substring(0, slash < 0 ? bar : slash);
+        String plan = slash < 0 ? null : key.substring(slash + 1, bar);
+        if (!RateLimitPolicy.NAME.matcher(name).matches() || (plan != null && !RateLimitPolicy.NAME.matcher(plan).matches())) {
+            return null;
+        }
+        return new String[] {name, plan, key.substring(bar + 1)};
     }
 
     /** A key that no count ever has (its name part is not a limit name): for the store's own probes. */

@@ -1,11 +1,15 @@
 package dev.ratelimit.jcache.internal;
 
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * The threads that wait for the grid: JCache's calls block until the owner answers, and a request must not. A
@@ -33,5 +37,26 @@ public final class CallThreads {
                 new ArrayBlockingQueue<>(queue), factory, new ThreadPoolExecutor.AbortPolicy());
         pool.allowCoreThreadTimeOut(true);
         return pool;
+    }
+
+    /**
+     * {@code work} on {@code executor}, its result or failure completing the stage there; when the executor refuses
+     * it (its queue is full), the stage fails at once with an {@code IllegalStateException} saying {@code whenFull},
+     * caused by the {@code RejectedExecutionException}.
+     */
+    public static <T> CompletableFuture<T> submit(Executor executor, Supplier<T> work, Supplier<String> whenFull) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        try {
+            executor.execute(() -> {
+                try {
+                    result.complete(work.get());
+                } catch (Throwable e) {
+                    result.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            result.completeExceptionally(new IllegalStateException(whenFull.get(), e));
+        }
+        return result;
     }
 }

@@ -172,7 +172,7 @@ public final class CountCall {
     }
 
     private long[] release(byte[] raw, long now, Result out) {
-        CountValue c = CountValue.decode(raw);
+        CountValue c = CountBytes.decode(raw);
         if (c == null) {
             return new long[] {0, 0};
         }
@@ -183,7 +183,7 @@ public final class CountCall {
         if (back > 0) {
             announce = clearRefused(c);
             out.write = true;
-            out.value = c.encode(now);
+            out.value = CountBytes.encode(c, now);
         }
         return new long[] {back, announce};
     }
@@ -203,7 +203,7 @@ public final class CountCall {
      */
     private Loaded load(byte[] raw, long now) {
         boolean isBucket = algorithm == BUCKET;
-        CountValue c = CountValue.decode(raw, isBucket);
+        CountValue c = CountBytes.decode(raw, isBucket);
         int flags = c == null ? 0 : c.flags;
         long given = 0;
         if (c != null) {
@@ -291,7 +291,7 @@ public final class CountCall {
         }
         if (state == STATE_SPENT || changed) {
             out.write = true;
-            out.value = c.encode(now);
+            out.value = CountBytes.encode(c, now);
         }
         return new long[] {state, left, c.reset(now), retry, spentWith, wait, announce};
     }

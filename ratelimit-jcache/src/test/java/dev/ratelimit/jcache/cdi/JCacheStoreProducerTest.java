@@ -97,7 +97,7 @@ class JCacheStoreProducerTest {
             assertThat(store).isInstanceOf(JCacheRateLimitStore.class); // the store itself: no client proxy
             assertThat(store.toString()).isEqualTo("JCacheRateLimitStore(cache=cdi-counts, provider="
                     + "com.hazelcast.cache.impl.HazelcastServerCachingProvider, mode=entry processor (auto), "
-                    + "expiry=600 s after the last write)");
+                    + "expiry=600 s after the last write, announcements=cdi-counts.announcements)");
             assertThat(logged).anySatisfy(line -> assertThat(line).startsWith("ratelimit: store JCacheRateLimitStore("));
 
             BoundLimits limits = engine.binder().bind(beanMethod("JCacheStoreProducerTest",

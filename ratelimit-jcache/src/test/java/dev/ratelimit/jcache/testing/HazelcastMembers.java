@@ -1,6 +1,7 @@
 package dev.ratelimit.jcache.testing;
 
 import com.hazelcast.cache.HazelcastCachingProvider;
+import com.hazelcast.cache.impl.HazelcastServerCachingProvider;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.NetworkConfig;
@@ -98,6 +99,17 @@ public final class HazelcastMembers implements AutoCloseable {
         CachingProvider provider = Caching.getCachingProvider(HazelcastCachingProvider.MEMBER_CACHING_PROVIDER);
         return provider.getCacheManager(provider.getDefaultURI(), provider.getDefaultClassLoader(),
                 HazelcastCachingProvider.propertiesByInstanceItself(member));
+    }
+
+    /**
+     * A cache manager of its own on {@code member}, through a provider of its own: for a test in which each member
+     * stands for one application instance (the provider of {@link #cacheManager} keeps one manager per JVM). The
+     * provider's default URI and class loader, so that its caches are those of {@link #cacheManager} by the same
+     * names. Close it before the member stops.
+     */
+    public static CacheManager ownCacheManager(HazelcastInstance member) {
+        CachingProvider provider = new HazelcastServerCachingProvider(member);
+        return provider.getCacheManager(provider.getDefaultURI(), provider.getDefaultClassLoader());
     }
 
     @Override

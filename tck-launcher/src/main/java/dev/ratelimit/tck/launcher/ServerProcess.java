@@ -33,6 +33,9 @@ import java.util.stream.Stream;
  * ({@code setsid}), so that stopping it reaches every process it started, even one whose parent exited,
  * and a Ctrl-C in the terminal reaches it only through this JVM.
  *
+ * <p>One job: the life of one server process, from its start to its stop. Waiting for it to listen, to write a line
+ * and to answer belongs to it: each wait must notice the process exiting, and each failure shows the end of its log.
+ *
  * <p>Thread-safety: {@link #close()} is synchronized and idempotent (the shutdown hook may race the
  * normal close); everything else is called by the thread that started the server.
  */

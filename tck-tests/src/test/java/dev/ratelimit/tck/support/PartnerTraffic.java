@@ -6,9 +6,9 @@ import java.util.function.Supplier;
 
 /**
  * The shares of this suite ({@code POST /todos/{id}/share}): they all spend from the example's one {@code partner}
- * count, which is the whole application's (SPEC 20), whatever the caller. {@code PartnerLimitTest} times its shares
- * against that count (how long a share waits depends on every share before it), so it sends them under the
- * exclusive side of this lock; any other test sends its shares under the shared side, never in the middle of such a
+ * count, which is the whole application's ({@code per = APPLICATION}), whatever the caller. {@code PartnerLimitTest}
+ * times its shares against that count (how long a share waits depends on every share before it), so it sends them under
+ * the exclusive side of this lock; any other test sends its shares under the shared side, never in the middle of such a
  * sequence, whichever classes run side by side.
  */
 public final class PartnerTraffic {

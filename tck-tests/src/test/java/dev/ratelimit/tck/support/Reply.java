@@ -151,14 +151,14 @@ public final class Reply {
         return item(name).remaining();
     }
 
-    /** The canonical RFC 8941 serialization of a list field, for comparing a whole field with SPEC's text. */
+    /** The canonical RFC 8941 serialization of a list field, for comparing a whole field with documented text. */
     public String canonical(String listField) {
         return RateLimitHeaders.canonical(headers, listField);
     }
 
     /**
-     * Fails unless this is the rate-limit 429 of SPEC 4 refused by exactly the limits named: problem+json body
-     * of the quota-exceeded type, {@code violated-policies} naming them, {@code Retry-After}, and the
+     * Fails unless this is the rate-limit 429 (docs/responses.md, "The 429 body") refused by exactly the limits named:
+     * problem+json body of the quota-exceeded type, {@code violated-policies} naming them, {@code Retry-After}, and the
      * refusing limit listed last with {@code r=0}.
      */
     public Reply assertRefusedBy(String... violated) {

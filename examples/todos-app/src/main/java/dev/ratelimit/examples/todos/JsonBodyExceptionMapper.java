@@ -12,7 +12,7 @@ import jakarta.ws.rs.ext.Provider;
 /**
  * A body that does not bind ({@code {"title": } cut short, an array for an object, a number for a title):
  * 400 with problem details ({@code application/problem+json}, as the OpenAPI document says), on every
- * runtime. The example binds JSON with Jackson everywhere (SPEC 11: the same classes on every runtime), and
+ * runtime. The example binds JSON with Jackson everywhere (the same classes on every runtime), and
  * runtimes map Jackson's exceptions differently: Jersey with its Jackson feature maps {@code JsonParseException}
  * and {@code JsonMappingException} itself (to a {@code text/plain} 400), RESTEasy on Open Liberty and Jersey on
  * Payara with a bundled provider not at all (a 500 from the container). A mapper of the exact exception type

@@ -13,9 +13,10 @@ import org.eclipse.microprofile.rest.client.annotation.RegisterProvider;
 import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
 
 /**
- * The partner that {@code POST /todos/{id}/share} sends todos to (SPEC 11, 20): a MicroProfile Rest Client, configured
- * by the key {@code partner} ({@code partner/mp-rest/url}, {@code partner/mp-rest/scope}), whose URL each runtime's
- * module sets to this very server's {@code POST /partner/inbox} (by configuration, or through {@link SelfAddress}).
+ * The partner that {@code POST /todos/{id}/share} sends todos to (docs/calls-to-other-services.md): a MicroProfile Rest
+ * Client, configured by the key {@code partner} ({@code partner/mp-rest/url}, {@code partner/mp-rest/scope}), whose URL
+ * each runtime's module sets to this very server's {@code POST /partner/inbox} (by configuration, or through
+ * {@link SelfAddress}).
  *
  * <p>The partner allows 2 calls a second from this application, whoever its callers are: {@code per = APPLICATION}
  * (one count for every caller), and {@code STRICT_WINDOW}, so that no span of a second ever sees a third call

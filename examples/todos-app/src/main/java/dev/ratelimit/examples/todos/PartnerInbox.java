@@ -14,7 +14,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
 /**
- * The partner's side, as the example plays it (SPEC 11, 20): {@code POST /partner/inbox} takes a todo and answers 204.
+ * The partner's side, as the example plays it: {@code POST /partner/inbox} takes a todo and answers 204.
  * It is where {@link PartnerClient} sends by default, and it caps its back end, whatever the number of callers: 600
  * messages a minute for all callers together ({@code per = APPLICATION}, the partition {@code application}), beside
  * each caller's own counts (a global limit, when configured). The shares never reach that cap alone: the partner

@@ -33,10 +33,10 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
 
 /**
- * The todos API (SPEC 11). {@code GET /todos/{id}}, {@code GET /todos/export} and {@code POST /todos/import}
- * have no limit of their own, so the module limit of {@link TodosApplication} covers them; the export's CDI
- * bean carries one, and the import spends one {@code items} permit per todo through the programmatic API.
- * {@code POST /todos/{id}/share} sends a todo to the partner through {@link PartnerClient}, whose limit waits.
+ * The todos API of the example application. {@code GET /todos/{id}}, {@code GET /todos/export} and
+ * {@code POST /todos/import} have no limit of their own, so the module limit of {@link TodosApplication} covers them;
+ * the export's CDI bean carries one, and the import spends one {@code items} permit per todo through the programmatic
+ * API. {@code POST /todos/{id}/share} sends a todo to the partner through {@link PartnerClient}, whose limit waits.
  * Every answer is documented for the OpenAPI document (the 429s and the rate-limit headers are added by
  * ratelimit-openapi).
  */
@@ -172,9 +172,9 @@ public class TodoResource {
     }
 
     /**
-     * Sends the todo to the partner (SPEC 20) and answers once the partner has: a share over the partner's limit
-     * waits for its turn, up to 5 s, without holding a thread (the client's asynchronous form, returned as it is);
-     * one whose turn would come later is refused at once, a 429 describing {@code partner}, and spends nothing.
+     * Sends the todo to the partner (a limit that waits) and answers once the partner has: a share over the partner's
+     * limit waits for its turn, up to 5 s, without holding a thread (the client's asynchronous form, returned as it
+     * is); one whose turn would come later is refused at once, a 429 describing {@code partner}, and spends nothing.
      */
     @POST
     @Path("{id}/share")

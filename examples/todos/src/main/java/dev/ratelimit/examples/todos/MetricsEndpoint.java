@@ -8,7 +8,7 @@ import org.glassfish.grizzly.http.server.Request;
 /**
  * {@code GET /metrics} on the embedded server: the {@link MetricsRegistry} in the Prometheus text format
  * (0.0.4), or OpenMetrics 1.0 for a scraper that asks for it ({@code Accept: application/openmetrics-text}, as
- * Prometheus does). The rate-limit metrics are SPEC 14's, e.g.
+ * Prometheus does). The rate-limit metrics are those of docs/metrics.md, e.g.
  * {@code ratelimit_requests_total{ratelimit_outcome="refused",ratelimit_plan="none",ratelimit_policy="default"} 1}.
  *
  * <p>Like {@link OpenApiEndpoint}, a Grizzly {@link HttpHandler} of its own beside Jersey (context path

@@ -16,9 +16,9 @@ import org.eclipse.microprofile.openapi.models.parameters.Parameter;
 import org.eclipse.microprofile.openapi.models.responses.APIResponses;
 
 /**
- * The admin API (SPEC 19) in the OpenAPI document: its operations under {@code ratelimit.admin.path} with every
- * answer they give (200 or 204, 400, 401, 403, 404, 503), when it is enabled; and never the resource class's own
- * fixed path, which a runtime that scans the library may have documented.
+ * The admin API (docs/operating-limits.md, "The admin API") in the OpenAPI document: its operations under
+ * {@code ratelimit.admin.path} with every answer they give (200 or 204, 400, 401, 403, 404, 503), when it is enabled;
+ * and never the resource class's own fixed path, which a runtime that scans the library may have documented.
  */
 public final class AdminDocumentation {
 

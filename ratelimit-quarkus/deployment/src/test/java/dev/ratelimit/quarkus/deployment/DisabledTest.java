@@ -7,7 +7,7 @@ import io.quarkus.test.QuarkusUnitTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** {@code ratelimit.enabled=false}: nothing decided, counted or written, resource and bean methods alike (SPEC 12). */
+/** {@code ratelimit.enabled=false}: nothing decided, counted or written, resource and bean methods alike. */
 class DisabledTest {
 
     @RegisterExtension

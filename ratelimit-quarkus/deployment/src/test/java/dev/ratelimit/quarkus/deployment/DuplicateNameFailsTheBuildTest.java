@@ -10,7 +10,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * One name twice among the limits covering a method (its class's and its own, with other values) fails the build,
- * naming the method (SPEC 2): on a resource method and on a plain CDI bean method alike, every problem listed.
+ * naming the method: on a resource method and on a plain CDI bean method alike, every problem listed.
  */
 class DuplicateNameFailsTheBuildTest {
 

@@ -16,7 +16,7 @@ import java.util.List;
  * What the OpenAPI document built at build time says about the limits, in one line: each declared limit's effective
  * values and mode for callers in no plan and for each plan, as a configuration makes them. The build writes it with
  * the build's configuration, beside the declared limits ({@link #RESOURCE}); at start-up, the same line made with the
- * run-time configuration tells whether the document must be filtered again (run-time overrides, SPEC 12).
+ * run-time configuration tells whether the document must be filtered again (run-time overrides).
  */
 public final class DocumentedLimits {
 

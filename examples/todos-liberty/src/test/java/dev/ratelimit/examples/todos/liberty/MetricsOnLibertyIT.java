@@ -22,8 +22,8 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC 14 on Open Liberty: ratelimit-opentelemetry records into the OpenTelemetry of mpTelemetry-2.0, whose SDK
- * (bootstrap.properties) exports every metric to the log each second (the console exporter: one line per
+ * The rate-limit metrics on Open Liberty: ratelimit-opentelemetry records into the OpenTelemetry of mpTelemetry-2.0,
+ * whose SDK (bootstrap.properties) exports every metric to the log each second (the console exporter: one line per
  * instrument in {@code messages.log}, with every point, cumulative). Ten allowed and one refused
  * {@code GET /todos} of a fresh gold caller move {@code ratelimit.requests} by exactly that, under the
  * attributes of the limit, the outcome and the plan.

@@ -10,7 +10,7 @@ import jakarta.inject.Singleton;
 /**
  * The Micrometer registry of the example on Payara Micro, which brings none (its metrics are MicroProfile Metrics
  * and OpenTelemetry): a CDI bean whose types include {@code MeterRegistry}, so that ratelimit-micrometer finds it and
- * records SPEC 14's metrics into it, and {@link MetricsServlet} serves it at {@code GET /metrics}, as the embedded
+ * records the rate-limit metrics into it, and {@link MetricsServlet} serves it at {@code GET /metrics}, as the embedded
  * example does.
  *
  * <p>{@code @Singleton}: one registry per application, handed out as itself (no client proxy), closed with it.

@@ -24,7 +24,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC 16, "an intercepted method returning CompletionStage (or Mutiny Uni, where present) gets the decision
+ * "An intercepted method returning CompletionStage (or Mutiny Uni, where present) gets the decision
  * chained, not awaited", on Quarkus with Redis: non-blocking resource methods, on the event loop, call a
  * {@code @RateLimit} CDI bean method returning {@code CompletionStage} ({@link AsyncLimitedBean#stage}) and one
  * returning {@code Uni} ({@link AsyncLimitedBean#uni}). With Redis frozen, the calls return at once, every

@@ -8,7 +8,7 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * A plain CDI bean (not a resource) whose limited methods return a {@code CompletionStage} and a Mutiny
- * {@code Uni}: the library's interceptor must chain the decision to the result, never wait for it (SPEC 16).
+ * {@code Uni}: the library's interceptor must chain the decision to the result, never wait for it.
  * Each method answers with the name of the thread its body ran on, which is after the decision allowed it
  * (test only: not part of the example).
  */

@@ -23,11 +23,12 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC 14 on Quarkus, read from {@code /q/metrics} (quarkus-micrometer-registry-prometheus) while the example
- * counts in a real Redis, with the limit {@code export} in shadow mode and {@code ratelimit.store.on-failure=allow}:
- * a shadow refusal moves {@code shadow_refused} by exactly one, and while Redis does not answer every request
- * is let through and counted {@code failed}, never {@code allowed}. (The black-box {@code MetricsTest} checks
- * allowed and refused against the example as shipped; these two need a configuration of their own.)
+ * The rate-limit metrics on Quarkus, read from {@code /q/metrics} (quarkus-micrometer-registry-prometheus) while the
+ * example counts in a real Redis, with the limit {@code export} in shadow mode and
+ * {@code ratelimit.store.on-failure=allow}: a shadow refusal moves {@code shadow_refused} by exactly one, and while
+ * Redis does not answer every request is let through and counted {@code failed}, never {@code allowed}. (The black-box
+ * {@code MetricsTest} checks allowed and refused against the example as shipped; these two need a configuration of
+ * their own.)
  */
 @QuarkusTest
 @TestProfile(MetricsWithRedisOnQuarkusTest.ShadowAndAllow.class)

@@ -16,8 +16,9 @@ import org.junit.jupiter.api.Test;
  * Run against the packaged application started with an override given only at run time (the failsafe executions
  * {@code burst-strict-window} and {@code burst-token-bucket}: {@code RATELIMIT_LIMITS_BURST_ALGORITHM} in the
  * server's environment): the OpenAPI document, which Quarkus builds at build time with the extension's filter,
- * documents the {@code burst} limit with the algorithm the server enforces (SPEC 12), because the extension's start-up
- * filter saw that the run-time configuration changes what the document says, and filtered it again.
+ * documents the {@code burst} limit with the algorithm the server enforces (a run-time override), because the
+ * extension's start-up filter saw that the run-time configuration changes what the document says, and filtered it
+ * again.
  */
 class OpenApiRunTimeOverrideIT {
 

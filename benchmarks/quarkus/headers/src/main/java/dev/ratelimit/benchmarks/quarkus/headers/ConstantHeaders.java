@@ -9,11 +9,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Writes on every response the five headers ratelimit writes on an allowed request of this benchmark (SPEC 4: the
- * same names and values as the ratelimit app's, whose limit is 100 000 000 a minute), formatted once, the way the
- * library puts them (a one-element list per name). The app is otherwise the "none" app: the difference is what the
- * headers cost the runtime, which no limiter that sends them can avoid. {@code -Dbenchmark.headers=N} writes the
- * first N of them only (1: what a response filter that touches the headers costs, against each further header).
+ * Writes on every response the five headers ratelimit writes on an allowed request of this benchmark
+ * (docs/responses.md, "Headers": the same names and values as the ratelimit app's, whose limit is 100 000 000 a
+ * minute), formatted once, the way the library puts them (a one-element list per name). The app is otherwise the "none"
+ * app: the difference is what the headers cost the runtime, which no limiter that sends them can avoid.
+ * {@code -Dbenchmark.headers=N} writes the first N of them only (1: what a response filter that touches the headers
+ * costs, against each further header).
  */
 @Provider
 public class ConstantHeaders implements ContainerResponseFilter {
