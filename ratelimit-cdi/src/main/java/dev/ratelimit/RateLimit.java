@@ -1,5 +1,6 @@
 package dev.ratelimit;
 
+import dev.ratelimit.core.FailureStatuses;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitScope;
@@ -30,7 +31,8 @@ import java.lang.annotation.Target;
  *
  * <p>Every member can be changed by configuration, by the limit's name, without a rebuild:
  * {@code ratelimit.limits.<name>.permit-limit}, {@code .window-seconds}, {@code .algorithm} and
- * {@code .mode} ({@code enforce}, {@code shadow}, {@code off}), {@code .max-wait-millis} and {@code .per}, and
+ * {@code .mode} ({@code enforce}, {@code shadow}, {@code off}), {@code .max-wait-millis}, {@code .per},
+ * {@code .failures-only} and {@code .failure-statuses}, and
  * the size and mode per plan of callers
  * ({@code ratelimit.plans.<plan>.limits.<name>.*}).
  *
@@ -91,14 +93,39 @@ public @interface RateLimit {
     long maxWaitMillis() default 0;
 
     /**
-     * Whose count the limit spends from: each caller's (default {@link RateLimitPer#CALLER}), or one count for the
+     * Whose count the limit spends from: each caller's (default {@link RateLimitPer#CALLER}); one count for the
      * whole application ({@link RateLimitPer#APPLICATION}: a partner's limit is on the application, not on each of
-     * its callers; also a cap that protects a back end whatever the number of callers). Limits that share a name
-     * must agree (the deployment fails naming both otherwise). Configuration: {@code ratelimit.limits.<name>.per}
-     * ({@code caller} or {@code application}).
+     * its callers; also a cap that protects a back end whatever the number of callers); one per client address
+     * ({@link RateLimitPer#ADDRESS}, whatever {@code ratelimit.partition-by} says: an anonymous log-in); or one per
+     * value of the method's {@link RateLimitKey} parameter ({@link RateLimitPer#ARGUMENT}: an account, a phone
+     * number), decided when the method is invoked and left out of allowed responses' headers. Limits that share a
+     * name must agree (the deployment fails naming both otherwise). Configuration:
+     * {@code ratelimit.limits.<name>.per} ({@code caller}, {@code application}, {@code address} or
+     * {@code argument}).
      */
     @Nonbinding
     RateLimitPer per() default RateLimitPer.CALLER;
+
+    /**
+     * True to count only failures: a call takes its permit as usual, and gives it back once it succeeded (a response
+     * status below 400 or not among {@link #failureStatuses()}; for a bean method, a return without an exception, or
+     * a {@code CompletionStage} or Mutiny {@code Uni} that completes). So the count holds failures (and calls in
+     * flight) only: a user who logs in twenty times a day is never refused, a guesser is after {@link #permitLimit()}
+     * wrong attempts. Anything else is a failure, an outcome never known included (a dropped connection). Its refusal
+     * is answered at once, before the request filters after it. Default false. Cannot wait: with
+     * {@link #maxWaitMillis()} above 0 the deployment fails. Configuration: {@code ratelimit.limits.<name>.failures-only}.
+     */
+    @Nonbinding
+    boolean failuresOnly() default false;
+
+    /**
+     * For {@link #failuresOnly()}: the HTTP statuses that are failures, codes and ranges from 400 to 599,
+     * comma-separated; default {@code "400-599"} (a server error gives no attempt back). {@code "401,403"} counts only
+     * refused credentials. Limits that share a name must agree. Configuration:
+     * {@code ratelimit.limits.<name>.failure-statuses}.
+     */
+    @Nonbinding
+    String failureStatuses() default FailureStatuses.DEFAULT_TEXT;
 
     /**
      * Holds repeated {@code @RateLimit}s. It is an interceptor binding of its own because some

@@ -40,6 +40,16 @@ public interface RateLimitAdmin {
     void reset(String name, String partition, String plan, String requestedBy);
 
     /**
+     * The partition in which a limit counted per argument ({@code per = ARGUMENT}) counts a value: {@code arg:} and
+     * its digest, the value normalised as the limit's {@code @RateLimitKey} normalises it. Pass it to {@link #count}
+     * and {@link #reset} to find and reset the count of an account by its name; the value itself is kept nowhere.
+     *
+     * @param key the value (an account, a phone number)
+     * @throws IllegalArgumentException naming the limit when nothing declares it
+     */
+    String keyPartition(String name, String key);
+
+    /**
      * The partitions the limit refused most since this instance started, most first, each with its possible
      * overcount (a bounded summary: every partition with more than 1% of the limit's refusals is listed).
      *

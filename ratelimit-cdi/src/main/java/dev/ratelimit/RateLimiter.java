@@ -20,7 +20,12 @@ import java.util.concurrent.CompletionStage;
  * the caller is the CDI {@code Principal}; or pass a partition explicitly.
  *
  * <p>It never waits: {@link #acquire} refuses at once even for a limit whose declarations wait for their permits
- * ({@code maxWaitMillis}, SPEC 20); a limit declared {@code per = APPLICATION} spends from its one count here too.
+ * ({@code maxWaitMillis}); a limit declared {@code per = APPLICATION} spends from its one count here too, one
+ * {@code per = ADDRESS} from the count of the request's client address ({@code addr:unknown} outside a request, or
+ * the address given to {@link #acquireForAddress}), and one {@code per = ARGUMENT} from the count of the key given to
+ * {@link #acquireForKey} (the other methods refuse such a limit: they have no key). A limit that counts only failures
+ * ({@code failuresOnly}) gives its permits back when the request's response is a success for it; outside a request,
+ * never.
  */
 public interface RateLimiter {
 
@@ -63,4 +68,26 @@ public interface RateLimiter {
 
     /** {@link #charge(String, int)} for an explicit partition. */
     RateLimitDecision charge(String name, int permits, String partition);
+
+    /**
+     * {@link #acquire(String, int)} for a limit counted per argument ({@code per = ARGUMENT}): spends from the count
+     * of {@code key} (an account, a phone number), normalised as the limit's {@code @RateLimitKey} normalises it and
+     * kept only as a digest. The limit's other counts (per caller...) spend for the current caller.
+     *
+     * @param key the value: text, a primitive's box, an enum or a UUID; null counts as the empty value
+     * @throws RateLimitExceededException as {@link #acquire(String, int)}
+     * @throws IllegalArgumentException as {@link #acquire(String, int)}
+     */
+    RateLimitDecision acquireForKey(String name, int permits, Object key);
+
+    /**
+     * {@link #acquire(String, int)} for a limit counted per client address ({@code per = ADDRESS}), work outside any
+     * request: spends from the count of {@code client} (its network under {@code ratelimit.ipv4-prefix} and
+     * {@code ratelimit.ipv6-prefix}); no caller, no plan.
+     *
+     * @param client the client's address; null counts as {@code addr:unknown}
+     * @throws RateLimitExceededException as {@link #acquire(String, int)}
+     * @throws IllegalArgumentException as {@link #acquire(String, int)}
+     */
+    RateLimitDecision acquireForAddress(String name, int permits, java.net.InetAddress client);
 }

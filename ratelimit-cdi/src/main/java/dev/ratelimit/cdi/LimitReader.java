@@ -1,9 +1,11 @@
 package dev.ratelimit.cdi;
 
 import dev.ratelimit.RateLimit;
+import dev.ratelimit.RateLimitKey;
 import dev.ratelimit.core.InvalidRateLimitException;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.declaration.DeclaredOn;
+import dev.ratelimit.core.declaration.KeyParameter;
 import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.core.declaration.LimitResolver;
 import dev.ratelimit.core.declaration.MethodDeclarations;
@@ -11,14 +13,15 @@ import dev.ratelimit.core.declaration.ResolvedLimits;
 import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.lang.reflect.Parameter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.StringJoiner;
 
 /**
  * Reads {@code @RateLimit} declarations by reflection, for {@link LimitResolver} to decide which cover a method
- * (the module's, the class's, the method's own). Only translates: every member of each annotation is handed over by
- * name. Called at deployment only: it reflects.
+ * (the module's, the class's, the method's own), and the method's {@code @RateLimitKey} parameters. Only translates:
+ * every member of each annotation is handed over by name. Called at deployment only: it reflects.
  */
 public final class LimitReader {
 
@@ -39,8 +42,20 @@ public final class LimitReader {
      */
     public static ResolvedLimits forResourceMethod(RateLimitSettings settings, Class<?> module, Class<?> resourceClass,
                                                    Method method) {
-        return LimitResolver.resolve(LimitDeclaration.global(settings), resourceMethod(module, resourceClass, method))
-                .orThrow();
+        return forResourceMethod(settings, module, resourceClass, method, true);
+    }
+
+    /**
+     * The limits of a Jakarta REST resource method.
+     *
+     * @param interceptable false when the CDI interceptor cannot reach the method (its class is not a CDI bean): a
+     *                      limit per argument then fails
+     * @throws InvalidRateLimitException naming the method and the value
+     */
+    public static ResolvedLimits forResourceMethod(RateLimitSettings settings, Class<?> module, Class<?> resourceClass,
+                                                   Method method, boolean interceptable) {
+        return LimitResolver.resolve(LimitDeclaration.global(settings),
+                resourceMethod(module, resourceClass, method).withKeys(keys(method), interceptable)).orThrow();
     }
 
     /**
@@ -57,14 +72,41 @@ public final class LimitReader {
         return MethodDeclarations.resourceMethod(describe(resourceClass, method),
                 module == null ? List.of() : declarations(module, DeclaredOn.MODULE, module.getSimpleName()),
                 declarations(resourceClass, DeclaredOn.CLASS, resourceClass.getSimpleName()),
-                declarations(method, DeclaredOn.METHOD, describe(resourceClass, method)));
+                declarations(method, DeclaredOn.METHOD, describe(resourceClass, method))).withKeys(keys(method), true);
     }
 
     /** What a bean method's class and the method declare. */
     public static MethodDeclarations beanMethod(Class<?> beanClass, Method method) {
         return MethodDeclarations.beanMethod(describe(beanClass, method),
                 declarations(beanClass, DeclaredOn.CLASS, beanClass.getSimpleName()),
-                declarations(method, DeclaredOn.METHOD, describe(beanClass, method)));
+                declarations(method, DeclaredOn.METHOD, describe(beanClass, method))).withKeys(keys(method), true);
+    }
+
+    /** The method's {@code @RateLimitKey} parameters, in order. */
+    public static List<KeyParameter> keys(Method method) {
+        List<KeyParameter> keys = List.of();
+        Parameter[] parameters = method.getParameters();
+        for (int i = 0; i < parameters.length; i++) {
+            RateLimitKey key = parameters[i].getAnnotation(RateLimitKey.class);
+            if (key != null) {
+                if (keys.isEmpty()) {
+                    keys = new ArrayList<>(1);
+                }
+                Class<?> type = parameters[i].getType();
+                keys.add(new KeyParameter(i, type.getName(), type.isEnum(), key.exact()));
+            }
+        }
+        return keys;
+    }
+
+    /** True when a parameter of {@code method} carries {@code @RateLimitKey}. */
+    public static boolean hasKeyParameter(Method method) {
+        for (Parameter parameter : method.getParameters()) {
+            if (parameter.isAnnotationPresent(RateLimitKey.class)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** True when {@code element} carries {@code @RateLimit} (once or repeated). */

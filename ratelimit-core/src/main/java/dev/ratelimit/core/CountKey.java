@@ -23,6 +23,7 @@ public final class CountKey {
     private final String name;
     private final String plan;
     private final RateLimitAlgorithm algorithm;
+    private final RateLimitPer per;
     private final boolean perApplication;
     private final int id;
 
@@ -35,7 +36,8 @@ public final class CountKey {
      * @param name      the limit name, as {@link RateLimitPolicy#name()}
      * @param plan      the plan, or null for callers in no plan
      * @param algorithm the algorithm of every limit with this name
-     * @param per       whose count: each caller's, or the application's (one for every partition)
+     * @param per       whose count: each caller's, the application's (one for every partition), a client address's or
+     *                  an argument value's (each its own partition)
      */
     public CountKey(String name, String plan, RateLimitAlgorithm algorithm, RateLimitPer per) {
         if (name == null || !RateLimitPolicy.NAME.matcher(name).matches()) {
@@ -47,7 +49,8 @@ public final class CountKey {
         this.name = name;
         this.plan = plan;
         this.algorithm = Objects.requireNonNull(algorithm, "algorithm");
-        this.perApplication = Objects.requireNonNull(per, "per") == RateLimitPer.APPLICATION;
+        this.per = Objects.requireNonNull(per, "per");
+        this.perApplication = per == RateLimitPer.APPLICATION;
         this.id = IDS.computeIfAbsent(toString(), k -> NEXT_ID.incrementAndGet());
     }
 
@@ -64,6 +67,14 @@ public final class CountKey {
     /** The algorithm of the counts. */
     public RateLimitAlgorithm algorithm() {
         return algorithm;
+    }
+
+    /**
+     * Whose count: {@link RateLimitPer#ADDRESS} and {@link RateLimitPer#ARGUMENT} keys are asked with partitions of their
+     * own ({@code addr:<client>}, {@code arg:<digest>}); a store keeps them as it keeps a caller's.
+     */
+    public RateLimitPer per() {
+        return per;
     }
 
     /** True when one count serves every caller: a store keeps it under the partition {@value #APPLICATION}. */

@@ -9,6 +9,8 @@ import dev.ratelimit.jaxrs.internal.ApplicationLocator;
 import dev.ratelimit.jaxrs.internal.DecidingFilter;
 import dev.ratelimit.jaxrs.internal.DeferredRefusalFilter;
 import dev.ratelimit.jaxrs.internal.HeaderFilter;
+import dev.ratelimit.jaxrs.internal.PeerAddresses;
+import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.DynamicFeature;
@@ -56,8 +58,12 @@ public class RateLimitFeature implements DynamicFeature {
         if (!d.runtime.settings().enabled()) {
             return;
         }
+        Class<?> userClass = LimitReader.userClass(resourceClass);
+        // a limit per argument is decided by the CDI interceptor, which reaches a resource method of a bean only
+        boolean interceptable = !LimitReader.hasKeyParameter(method) || isBean(userClass);
         ScopedLimits limits = d.runtime.engine().binder().bindResourceMethod(LimitReader.forResourceMethod(
-                d.runtime.settings(), d.moduleClass, LimitReader.userClass(resourceClass), method));
+                d.runtime.settings(), d.moduleClass, userClass, method, interceptable),
+                PeerAddresses.knownRuntime(context));
         // bound even without TRANSPORT limits: it makes the request's ledger, which bean limits and the
         // programmatic API join
         context.register(DecidingFilter.of(RateLimitScope.TRANSPORT, d.runtime, method, limits.transport()),
@@ -69,6 +75,10 @@ public class RateLimitFeature implements DynamicFeature {
         context.register(d.refusal, DeferredRefusalFilter.PRIORITY);
         // one per method, the same instance however often the method is configured: it keeps the method's formats
         context.register(d.headers.computeIfAbsent(method, m -> new HeaderFilter(d.runtime)), Priorities.HEADER_DECORATOR);
+    }
+
+    private static boolean isBean(Class<?> type) {
+        return !CDI.current().getBeanManager().getBeans(type, Any.Literal.INSTANCE).isEmpty();
     }
 
     private Deployment deployment() {

@@ -146,6 +146,72 @@ class RateLimitIndexProcessorTest {
     }
 
     @Test
+    void keysAreIndexedAndWhatIsWrongWithThemOrWithALimitPerArgumentIsACompileError(@TempDir Path out) {
+        Result result = TestCompiler.compile(out, Processing.DOCUMENTED_LINE, Map.of("app.Login", """
+                package app;
+                import dev.ratelimit.RateLimit;
+                import dev.ratelimit.RateLimitKey;
+                import dev.ratelimit.core.RateLimitPer;
+                import jakarta.ws.rs.*;
+                @Path("login")
+                public class Login {
+                    @POST @RateLimit(name = "account", per = RateLimitPer.ARGUMENT, failuresOnly = true)
+                    public String login(@FormParam("u") @RateLimitKey String user, @FormParam("p") String password) {
+                        return "";
+                    }
+                    @POST @Path("nokey") @RateLimit(name = "nokey", per = RateLimitPer.ARGUMENT)
+                    public String noKey(@FormParam("u") String user) { return ""; }
+                    @POST @Path("twokeys") @RateLimit(name = "twokeys", per = RateLimitPer.ARGUMENT)
+                    public String twoKeys(@FormParam("a") @RateLimitKey String a, @FormParam("b") @RateLimitKey long b) {
+                        return "";
+                    }
+                }
+                """, "app.Sms", """
+                package app;
+                import dev.ratelimit.RateLimit;
+                import dev.ratelimit.RateLimitKey;
+                import dev.ratelimit.core.RateLimitPer;
+                public class Sms {
+                    public String send(@RateLimitKey Object phone) { return ""; }
+                    @RateLimit(name = "codes", failuresOnly = true, maxWaitMillis = 200)
+                    public String verify(@RateLimitKey String phone) { return ""; }
+                }
+                """));
+        assertThat(result.success()).isFalse();
+        assertThat(result.messages(Diagnostic.Kind.ERROR)).contains(
+                "@RateLimit on Login.noKey(String): the limit \"nokey\" counts per ARGUMENT (per), but no parameter of "
+                        + "the method carries @RateLimitKey",
+                "@RateLimitKey on Login.twoKeys(String, long): 2 parameters carry it (0 (String), 1 (long))",
+                "@RateLimitKey on Sms.send(Object): the parameter 0 is a Object, but a key must be a String",
+                "@RateLimitKey on Sms.send(Object): the parameter 0 (Object) is a key, but no per = ARGUMENT limit covers",
+                "@RateLimit on Sms.verify(String): the limit \"codes\" counts only failures (failuresOnly) and may wait "
+                        + "200 ms",
+                "@RateLimitKey on Sms.verify(String): the parameter 0 (String) is a key, but no per = ARGUMENT limit");
+        assertThat(result.messages(Diagnostic.Kind.ERROR)).doesNotContain("Login.login(");
+    }
+
+    @Test
+    void theKeyOfAMethodIsWrittenInItsRecordOfTheIndex(@TempDir Path out) {
+        Result result = TestCompiler.compile(out, Processing.DOCUMENTED_LINE, Map.of("app.Login", """
+                package app;
+                import dev.ratelimit.RateLimit;
+                import dev.ratelimit.RateLimitKey;
+                import dev.ratelimit.core.RateLimitPer;
+                import jakarta.ws.rs.*;
+                @Path("login")
+                public class Login {
+                    @POST @RateLimit(name = "account", per = RateLimitPer.ARGUMENT, failuresOnly = true)
+                    public String login(@FormParam("u") @RateLimitKey(exact = true) String user) { return ""; }
+                }
+                """));
+        assertThat(result.success()).as(result.messages(Diagnostic.Kind.ERROR)).isTrue();
+        assertThat(result.records()).anySatisfy(record -> assertThat(record)
+                .startsWith("method\tapp.Login\tPOST\t/login\tapp.Login#login(java.lang.String)\t\t")
+                .contains("per=ARGUMENT;failuresOnly=true;failureStatuses=400-599")
+                .endsWith("\tLogin.login(String)\t0:java.lang.String:other:exact"));
+    }
+
+    @Test
     void aCostAboveThePermitLimitIsACompileErrorAsTheRuntimeWouldFailTheDeployment(@TempDir Path out) {
         Result result = TestCompiler.compile(out, Processing.DOCUMENTED_LINE, Map.of("app.Costly", """
                 package app;
@@ -261,7 +327,8 @@ class RateLimitIndexProcessorTest {
     private static String limit(String place, String name, int permitLimit, int windowSeconds, String scope,
                                 String algorithm, int cost) {
         return "name=" + name + ";permitLimit=" + permitLimit + ";windowSeconds=" + windowSeconds + ";scope=" + scope
-                + ";algorithm=" + algorithm + ";cost=" + cost + ";maxWaitMillis=0;per=CALLER;place="
+                + ";algorithm=" + algorithm + ";cost=" + cost + ";maxWaitMillis=0;per=CALLER;failuresOnly=false;"
+                + "failureStatuses=400-599;place="
                 + place.replace(",", "%2c");
     }
 }

@@ -11,6 +11,7 @@ import dev.ratelimit.core.RateLimitDecision.Outcome;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.declaration.DeclaredOn;
 import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
@@ -37,8 +38,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Refusals answered at home by two application instances on one real Redis: two engines, each on a store
  * and Lettuce client of its own, as two JVMs would be. A flood of one caller costs about one script call per
- * instance; a reset, a give-back or a raised limit on one lets the remembered caller in on the other at once; counts
- * stay exact.
+ * instance; a reset, a give-back (a refused request's, or a success of a limit that counts only failures) or a raised
+ * limit on one lets the remembered caller in on the other at once; counts stay exact.
  */
 class RefusalsAcrossInstancesTest {
 
@@ -122,6 +123,27 @@ class RefusalsAcrossInstancesTest {
         a.engine.giveBack(refusedLater);
 
         awaitUntil("let in on the other instance", () -> decideNow(b.engine, b.engine.ledger("give"), onB).allowed());
+    }
+
+    @Test
+    void aSuccessCountingOnlyFailuresOnOneInstanceLetsTheCallerRememberedOnTheOtherInAtOnce() throws Exception {
+        Instance a = instance();
+        Instance b = instance();
+        LimitDeclaration wrongPasswords = LimitDeclaration.builder(DeclaredOn.METHOD, "the test").name("wrong-passwords")
+                .permitLimit(1).windowSeconds(60).failuresOnly(true).build();
+        BoundLimits onA = a.engine.binder().bindResourceMethod(resourceMethod("Login.login()", wrongPasswords)).transport();
+        BoundLimits onB = b.engine.binder().bindResourceMethod(resourceMethod("Login.login()", wrongPasswords)).transport();
+        RequestLedger inFlight = a.engine.ledger("failures");
+        assertThat(decideNow(a.engine, inFlight, onA).allowed()).as("taken on admission, its outcome not known yet")
+                .isTrue();
+        awaitRemembered(b, onB, "failures");
+
+        a.engine.settle(inFlight, 200); // a success: the permit goes back, and the refusal's count is announced
+
+        // the memory would hold the refusal for 60 s, and so would the count without the give-back
+        awaitUntil("let in on the other instance", () -> decideNow(b.engine, b.engine.ledger("failures"), onB).allowed());
+        assertThat(decideNow(a.engine, a.engine.ledger("failures"), onA).allowed())
+                .as("the one permit is spent again: counts stay exact").isFalse();
     }
 
     @Test

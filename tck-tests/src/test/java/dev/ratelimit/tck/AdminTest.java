@@ -42,7 +42,7 @@ class AdminTest extends TckTestBase {
         Map<String, JsonNode> limits = new TreeMap<>();
         body.get("limits").forEach(limit -> limits.put(limit.get("name").asText(), limit));
         List<String> expected = new ArrayList<>(List.of(DEFAULT, BURST, HOURLY, DELETE, EXPORT_LIMIT, MODULE, "reports", "items",
-                "inbox"));
+                "inbox", LoginProtectionIT.LOGIN_ADDRESS, LoginProtectionIT.LOGIN_ACCOUNT));
         if (global().isPresent()) {
             expected.add(GLOBAL);
         }

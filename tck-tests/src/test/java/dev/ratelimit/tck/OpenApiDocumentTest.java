@@ -66,7 +66,7 @@ class OpenApiDocumentTest extends TckTestBase {
     void theDocumentHasEveryOperationOfTheExample() {
         for (String[] op : new String[][] {{"get", TODOS}, {"post", TODOS}, {"get", TODOS + "/{id}"},
                 {"delete", TODOS + "/{id}"}, {"get", EXPORT}, {"get", REPORT}, {"post", IMPORT},
-                {"post", TODOS + "/{id}/share"}, {"post", "/partner/inbox"}}) {
+                {"post", TODOS + "/{id}/share"}, {"post", "/partner/inbox"}, {"post", LoginProtectionIT.LOGIN}}) {
             JsonNode operation = operation(op[0], op[1]);
             assertThat(fieldNames(operation.path("responses"))).as("responses of %s %s", op[0], op[1]).isNotEmpty();
         }
@@ -161,6 +161,26 @@ class OpenApiDocumentTest extends TckTestBase {
         JsonNode inbox = operation("post", "/partner/inbox");
         assertThat(limits(inbox)).containsExactly("inbox 600/60s TRANSPORT");
         assertThat(fieldNames(inbox.path("responses"))).as("responses of POST /partner/inbox").contains("204", "400", "429");
+    }
+
+    @Test
+    void theLogInDocumentsItsAnswersAndSaysIts429CountsOnlyFailuresByAddressAndByAccount() {
+        JsonNode login = operation("post", LoginProtectionIT.LOGIN);
+        assertThat(limits(login)).containsExactly("login-address 5/900s TRANSPORT", "login-account 10/3600s TRANSPORT");
+        assertThat(fieldNames(login.path("responses"))).as("responses of POST /login").contains("200", "400", "401", "429");
+        assertThat(login.at("/x-ratelimit/0/per").asText()).isEqualTo("ADDRESS");
+        assertThat(login.at("/x-ratelimit/0/failuresOnly").asBoolean()).isTrue();
+        assertThat(login.at("/x-ratelimit/0/failureStatuses").asText()).isEqualTo("400-599");
+        assertThat(login.at("/x-ratelimit/1/per").asText()).isEqualTo("ARGUMENT");
+        assertThat(login.path("description").asText()).contains("\"login-address\" allows 5 failed requests per 900 "
+                + "seconds, per client address");
+        JsonNode tooMany = resolve(login.at("/responses/429"));
+        assertThat(tooMany.path("description").asText()).as("the 429 of POST /login")
+                .contains("\"login-address\" counts only failed requests").contains("per client address")
+                .contains("\"login-account\" counts only failed requests").contains("per key the request names");
+        List<String> on429 = new ArrayList<>(RATE_LIMIT_HEADERS);
+        on429.add("Retry-After");
+        assertDescribedHeaders(tooMany, on429);
     }
 
     @Test

@@ -100,7 +100,11 @@ class ExampleReadersAgreeTest {
                 entry("TodoResource.report()", List.of("reports")),
                 entry("TodoResource.importAll(List)", List.of("module")),
                 entry("TodoResource.share(long)", List.of("module")),
-                entry("PartnerInbox.receive(Todo)", List.of("inbox"))));
+                entry("PartnerInbox.receive(Todo)", List.of("inbox")),
+                entry("LoginResource.login(String, String)", List.of("login-address", "login-account"))));
+        assertThat(reflected.get("LoginResource.login(String, String)").key())
+                .as("the username, by every reader: the resolved limits above are equal")
+                .isEqualTo(new dev.ratelimit.core.declaration.KeyParameter(0, "java.lang.String", false, false));
         assertThat(reflected.get("TodoResource.one(long)").limits()).singleElement()
                 .extracting(LimitDeclaration::declaredOn, LimitDeclaration::place, LimitDeclaration::permitLimit)
                 .containsExactly(DeclaredOn.MODULE, "TodosApplication", 100);

@@ -149,7 +149,8 @@ class MetricsEndpointTest {
                 Map.entry("ratelimit_counts", Set.of()),
                 Map.entry("ratelimit_counts_max", Set.of()));
         assertThat(valuesByLabel.get("ratelimit_policy")).containsExactlyInAnyOrder(
-                "default", "module", "burst", "hourly", "delete", "export", "reports", "inbox", "partner");
+                "default", "module", "burst", "hourly", "delete", "export", "reports", "inbox", "partner",
+                "login-address", "login-account");
         assertThat(valuesByLabel.get("ratelimit_outcome")).containsExactlyInAnyOrder(
                 "allowed", "refused", "shadow_refused", "uncounted", "failed", "decided", "timeout");
         assertThat(valuesByLabel.get("ratelimit_plan")).containsExactlyInAnyOrder("none", "gold");

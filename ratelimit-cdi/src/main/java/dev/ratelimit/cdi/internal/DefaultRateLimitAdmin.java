@@ -48,6 +48,11 @@ public class DefaultRateLimitAdmin implements RateLimitAdmin {
     }
 
     @Override
+    public String keyPartition(String name, String key) {
+        return admin.keyPartition(name, key);
+    }
+
+    @Override
     public List<Refused> refused(String name, int top) {
         return admin.refused(name, top);
     }

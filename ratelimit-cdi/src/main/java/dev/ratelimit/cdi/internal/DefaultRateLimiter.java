@@ -3,6 +3,7 @@ package dev.ratelimit.cdi.internal;
 import dev.ratelimit.RateLimiter;
 import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.cdi.RequestLedgers;
+import dev.ratelimit.core.RateLimitCaller;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitExceededException;
 import dev.ratelimit.core.engine.DecisionStages;
@@ -14,6 +15,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
+import java.net.InetAddress;
 import java.security.Principal;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -65,6 +67,35 @@ public class DefaultRateLimiter implements RateLimiter {
     @Override
     public RateLimitDecision charge(String name, int permits, String partition) {
         return DecisionStages.join(engine.decide(engine.ledger(partition), named(name).charge(), permits));
+    }
+
+    @Override
+    public RateLimitDecision acquireForKey(String name, int permits, Object key) {
+        return refusedThrows(DecisionStages.join(engine.decide(ledger(), named(name).acquire(), permits, key)));
+    }
+
+    @Override
+    public RateLimitDecision acquireForAddress(String name, int permits, InetAddress client) {
+        return refusedThrows(DecisionStages.join(engine.decide(engine.ledger(new ClientOnly(client), null),
+                named(name).acquire(), permits)));
+    }
+
+    /** A caller known by its address alone: no principal, no header, no role. */
+    private record ClientOnly(InetAddress clientAddress) implements RateLimitCaller {
+        @Override
+        public Principal principal() {
+            return null;
+        }
+
+        @Override
+        public String header(String name) {
+            return null;
+        }
+
+        @Override
+        public boolean isUserInRole(String role) {
+            return false;
+        }
     }
 
     private NamedLimit named(String name) {

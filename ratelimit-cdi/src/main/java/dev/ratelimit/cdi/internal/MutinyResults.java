@@ -21,38 +21,49 @@ final class MutinyResults {
     }
 
     /**
-     * @param decide  makes the decision (a stage that fails when the store could not decide)
-     * @param proceed calls the method, which returns its {@code Uni}
-     * @param resume  where to go on once a later decision arrives (the caller's Vert.x context), or null
+     * @param decide   makes the decision (a stage that fails when the store could not decide)
+     * @param proceed  calls the method, which returns its {@code Uni}
+     * @param resume   where to go on once a later decision arrives (the caller's Vert.x context), or null
+     * @param outcomes judges the call by its outcome (the {@code Uni}'s item: a success), or null where its request's
+     *                 status does; a failure or a cancellation keeps the permits
      */
     @SuppressWarnings("unchecked")
-    static Object guarded(Supplier<CompletionStage<RateLimitDecision>> decide, Callable<Object> proceed, Executor resume) {
-        return Uni.createFrom().deferred(() -> allowed(decide, resume).onItem().transformToUni(ignored -> {
+    static Object guarded(Supplier<? extends CompletionStage<RateLimitDecision>> decide, Callable<Object> proceed,
+                          Executor resume, BeanLimits.Outcomes outcomes) {
+        return Uni.createFrom().deferred(() -> allowed(decide, resume).onItem().transformToUni(d -> {
+            Uni<Object> result;
             try {
-                Object result = proceed.call();
-                return result == null ? Uni.createFrom().nullItem() : (Uni<Object>) result;
+                Object returned = proceed.call();
+                result = returned == null ? Uni.createFrom().nullItem() : (Uni<Object>) returned;
             } catch (Exception e) {
                 return Uni.createFrom().failure(e);
             }
+            return outcomes == null ? result : result.onItem().invoke(() -> outcomes.succeeded(d.decision()));
         }));
     }
 
-    /** {@link #guarded} for a method that returns its {@code Multi}. */
+    /** {@link #guarded} for a method that returns its {@code Multi}: its completion is a success. */
     @SuppressWarnings("unchecked")
-    static Object guardedMulti(Supplier<CompletionStage<RateLimitDecision>> decide, Callable<Object> proceed,
-                               Executor resume) {
-        return Multi.createFrom().deferred(() -> allowed(decide, resume).onItem().transformToMulti(ignored -> {
+    static Object guardedMulti(Supplier<? extends CompletionStage<RateLimitDecision>> decide, Callable<Object> proceed,
+                               Executor resume, BeanLimits.Outcomes outcomes) {
+        return Multi.createFrom().deferred(() -> allowed(decide, resume).onItem().transformToMulti(d -> {
+            Multi<Object> result;
             try {
-                Object result = proceed.call();
-                return result == null ? Multi.createFrom().empty() : (Multi<Object>) result;
+                Object returned = proceed.call();
+                result = returned == null ? Multi.createFrom().empty() : (Multi<Object>) returned;
             } catch (Exception e) {
                 return Multi.createFrom().failure(e);
             }
+            return outcomes == null ? result : result.onCompletion().invoke(() -> outcomes.succeeded(d.decision()));
         }));
     }
 
+    /** The decision (null when nothing was decided), as an item: Mutiny's items are never null. */
+    private record Allowed(RateLimitDecision decision) {
+    }
+
     /** An item once the call may go ahead: decided, and its reserved permits there; a refusal fails it. */
-    private static Uni<Boolean> allowed(Supplier<CompletionStage<RateLimitDecision>> decide, Executor resume) {
+    private static Uni<Allowed> allowed(Supplier<? extends CompletionStage<RateLimitDecision>> decide, Executor resume) {
         Uni<RateLimitDecision> decision = Uni.createFrom().completionStage(decide);
         if (resume != null) {
             decision = decision.emitOn(resume);
@@ -61,10 +72,11 @@ final class MutinyResults {
             if (d != null && !d.allowed()) {
                 return Uni.createFrom().failure(new RateLimitExceededException(d));
             }
+            Allowed allowed = new Allowed(d);
             if (d != null && d.waitNanos() > 0) {
-                return Uni.createFrom().completionStage(() -> Delays.after(d.waitNanos())).replaceWith(Boolean.TRUE);
+                return Uni.createFrom().completionStage(() -> Delays.after(d.waitNanos())).replaceWith(allowed);
             }
-            return Uni.createFrom().item(Boolean.TRUE);
+            return Uni.createFrom().item(allowed);
         });
     }
 }

@@ -72,6 +72,8 @@ public class RateLimitStartup {
                 if ((classLimited || LimitReader.isAnnotated(method)) && isBusinessMethod(method)) {
                     BoundLimits bound = beans.bind(type, method).limits();
                     limited.put(bound.where(), bound);
+                } else if (isBusinessMethod(method) && LimitReader.hasKeyParameter(method)) {
+                    LimitReader.forBeanMethod(type, method); // a key that no limit counts by: fails, naming the method
                 }
             }
         }

@@ -92,6 +92,12 @@ public final class KeyCatalogue {
             new Key("ratelimit.ipv6-prefix", Section.PARTITIONS, "integer, bits, 1 .. 128", "64", null, false, CORE,
                     "An IPv6 client counts by the first this many bits of its address (one subscriber often holds a "
                             + "whole /64)."),
+            new Key("ratelimit.key-secret", Section.PARTITIONS, "text, at least 16 characters", null,
+                    "a random secret per start, allowed with the in-process store only", false, CORE,
+                    "The secret that keys the digests (HMAC-SHA-256) of the values that limits `per = ARGUMENT` count "
+                            + "by (an account, a phone number), which are never kept in clear. Required when such a "
+                            + "limit exists and the store is any other than the in-process one (Redis, JCache): the "
+                            + "same on every instance. Never shown in messages."),
 
             new Key("ratelimit.global.permit-limit", Section.GLOBAL, "integer >= 1", null, null, true, CORE,
                     "When set, a limit named `ratelimit.global.name` covers every resource method, in addition to its "
@@ -118,8 +124,18 @@ public final class KeyCatalogue {
                     null, true, CORE,
                     "Replaces `maxWaitMillis`: how long a call over the limit may wait for its permits (`0`: refused at "
                             + "once). Only on CDI bean and Rest Client methods; a resource method never waits."),
-            new Key("ratelimit.limits.<name>.per", Section.LIMITS, "`caller` or `application`", null, null, true, CORE,
-                    "Replaces `per`: each caller's count, or one count for the whole application."),
+            new Key("ratelimit.limits.<name>.per", Section.LIMITS, "`caller`, `application`, `address` or `argument`",
+                    null, null, true, CORE,
+                    "Replaces `per`: each caller's count, one count for the whole application, one per client address, "
+                            + "or one per value of the method's `@RateLimitKey` parameter."),
+            new Key("ratelimit.limits.<name>.failures-only", Section.LIMITS, "`true` or `false`", null, null, true, CORE,
+                    "Replaces `failuresOnly`: `true` gives a request's permit back when it succeeds, so the count "
+                            + "holds failures (and requests in flight) only."),
+            new Key("ratelimit.limits.<name>.failure-statuses", Section.LIMITS,
+                    "HTTP statuses from 400 to 599, codes and ranges, comma-separated", null,
+                    "`400-599` when the limit counts only failures", true, CORE,
+                    "Replaces `failureStatuses`: the response statuses that count as failures for a limit that counts "
+                            + "only failures (`401,403`: only refused credentials)."),
 
             new Key("ratelimit.plans", Section.PLANS,
                     "plan names, comma-separated, each 1-64 characters from `[A-Za-z0-9._-]`", null, "none", true,

@@ -1,6 +1,8 @@
 package dev.ratelimit.core.config;
 
 import static dev.ratelimit.core.config.RateLimitSettings.ALGORITHM;
+import static dev.ratelimit.core.config.RateLimitSettings.FAILURES_ONLY;
+import static dev.ratelimit.core.config.RateLimitSettings.FAILURE_STATUSES;
 import static dev.ratelimit.core.config.RateLimitSettings.LIMITS;
 import static dev.ratelimit.core.config.RateLimitSettings.MAX_WAIT_MILLIS;
 import static dev.ratelimit.core.config.RateLimitSettings.MODE_PROPERTY;
@@ -9,6 +11,7 @@ import static dev.ratelimit.core.config.RateLimitSettings.PERMIT_LIMIT;
 import static dev.ratelimit.core.config.RateLimitSettings.PLANS;
 import static dev.ratelimit.core.config.RateLimitSettings.WINDOW_SECONDS;
 
+import dev.ratelimit.core.FailureStatuses;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitMode;
 import dev.ratelimit.core.RateLimitPer;
@@ -30,9 +33,12 @@ final class LimitOverrides {
 
     /** What a plan may change of a limit. */
     static final List<String> PLAN_LIMIT_PROPERTIES = List.of(PERMIT_LIMIT, WINDOW_SECONDS, ALGORITHM, MODE_PROPERTY);
-    /** What {@code ratelimit.limits.<name>.*} may change: a plan's, and whose count and how long a call waits. */
+    /**
+     * What {@code ratelimit.limits.<name>.*} may change: a plan's, and whose count, how long a call waits, and whether
+     * only failures count.
+     */
     static final List<String> LIMIT_PROPERTIES = List.of(PERMIT_LIMIT, WINDOW_SECONDS, ALGORITHM, MODE_PROPERTY,
-            MAX_WAIT_MILLIS, PER);
+            MAX_WAIT_MILLIS, PER, FAILURES_ONLY, FAILURE_STATUSES);
 
     private final SettingsReader read;
     /** {@code ratelimit.mode}: the mode of a limit that configuration gives none. */
@@ -150,7 +156,11 @@ final class LimitOverrides {
         Long maxWait = !wholeLimit || read.text(prefix + MAX_WAIT_MILLIS) == null ? null
                 : (long) read.integer(prefix + MAX_WAIT_MILLIS, 0, 0, Integer.MAX_VALUE);
         RateLimitPer per = wholeLimit ? read.per(prefix + PER) : null;
-        LimitValues values = new LimitValues(permitLimit, window, algorithm, limitMode, maxWait, per);
+        Boolean failuresOnly = !wholeLimit || read.text(prefix + FAILURES_ONLY) == null ? null
+                : read.bool(prefix + FAILURES_ONLY, false);
+        FailureStatuses statuses = wholeLimit ? read.failureStatuses(prefix + FAILURE_STATUSES) : null;
+        LimitValues values = new LimitValues(permitLimit, window, algorithm, limitMode, maxWait, per, failuresOnly,
+                statuses);
         return values.isEmpty() ? LimitValues.NONE : values;
     }
 }

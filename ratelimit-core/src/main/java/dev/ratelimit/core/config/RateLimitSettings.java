@@ -57,6 +57,13 @@ public final class RateLimitSettings {
     public static final String REDIS_TIMEOUT_MILLIS = "ratelimit.redis.timeout-millis";
     /** The older spelling of {@link #STORE_ON_FAILURE}, still read when that key is unset. */
     public static final String REDIS_ON_FAILURE = "ratelimit.redis.on-failure";
+    /**
+     * The secret that keys the digests of {@code per = ARGUMENT} limits' values (an account, a phone number): at least
+     * {@value #MIN_KEY_SECRET_LENGTH} characters; required with a shared store, else a random one per start.
+     */
+    public static final String KEY_SECRET = "ratelimit.key-secret";
+    /** The shortest {@value #KEY_SECRET}, in characters. */
+    public static final int MIN_KEY_SECRET_LENGTH = 16;
     /** {@code true}: the engine takes its time from a {@code ManualClock} that tests move (never in production). */
     public static final String TEST_MANUAL_CLOCK = "ratelimit.test.manual-clock";
 
@@ -66,6 +73,8 @@ public final class RateLimitSettings {
     public static final String MODE_PROPERTY = "mode";
     public static final String MAX_WAIT_MILLIS = "max-wait-millis";
     public static final String PER = "per";
+    public static final String FAILURES_ONLY = "failures-only";
+    public static final String FAILURE_STATUSES = "failure-statuses";
 
     /** Default of {@code ratelimit.store.timeout-millis}. */
     public static final int DEFAULT_TIMEOUT_MILLIS = 250;
@@ -93,6 +102,7 @@ public final class RateLimitSettings {
     private final int refusalMemoryMillis;
     private final int retryMillis;
     private final boolean manualClock;
+    private final String keySecret;
     private final LimitOverrides overrides;
 
     private RateLimitSettings(SettingsSource source) {
@@ -140,6 +150,13 @@ public final class RateLimitSettings {
                 MAX_STORE_MILLIS);
         this.retryMillis = read.integer(STORE_RETRY_MILLIS, DEFAULT_RETRY_MILLIS, 0, MAX_STORE_MILLIS);
         this.manualClock = read.bool(TEST_MANUAL_CLOCK, false);
+        String secret = read.text(KEY_SECRET);
+        if (secret != null && secret.length() < MIN_KEY_SECRET_LENGTH) {
+            // never the value itself: it is a secret
+            throw new InvalidRateLimitException("ratelimit configuration: " + KEY_SECRET + " must be at least "
+                    + MIN_KEY_SECRET_LENGTH + " characters, was " + secret.length());
+        }
+        this.keySecret = secret;
         this.overrides = new LimitOverrides(read, mode);
         overrides.validateListed(plans);
     }
@@ -241,6 +258,14 @@ public final class RateLimitSettings {
     /** {@value #TEST_MANUAL_CLOCK}. */
     public boolean manualClock() {
         return manualClock;
+    }
+
+    /**
+     * {@value #KEY_SECRET}, or null when unset: the digests of {@code per = ARGUMENT} limits are then keyed by a random
+     * secret of this start (allowed with the in-process store only).
+     */
+    public String keySecret() {
+        return keySecret;
     }
 
     /**

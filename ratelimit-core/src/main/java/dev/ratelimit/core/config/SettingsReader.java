@@ -1,5 +1,6 @@
 package dev.ratelimit.core.config;
 
+import dev.ratelimit.core.FailureStatuses;
 import dev.ratelimit.core.InvalidRateLimitException;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitMode;
@@ -92,7 +93,20 @@ final class SettingsReader {
 
     /** Whose count, or null when unset. */
     RateLimitPer per(String key) {
-        return choice(key, RateLimitPer.class, null, "caller or application");
+        return choice(key, RateLimitPer.class, null, "caller, application, address or argument");
+    }
+
+    /** HTTP statuses, codes and ranges ({@link FailureStatuses}), or null when unset. */
+    FailureStatuses failureStatuses(String key) {
+        String value = text(key);
+        if (value == null) {
+            return null;
+        }
+        try {
+            return FailureStatuses.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidRateLimitException("ratelimit configuration: " + key + " " + e.getMessage());
+        }
     }
 
     /** The failure policy, {@link OnFailure#FAIL} when unset. */

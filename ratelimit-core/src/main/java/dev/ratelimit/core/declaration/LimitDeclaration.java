@@ -1,5 +1,6 @@
 package dev.ratelimit.core.declaration;
 
+import dev.ratelimit.core.FailureStatuses;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
@@ -30,6 +31,10 @@ import java.util.Objects;
  * @param cost          permits one call spends
  * @param maxWaitMillis how long a call over the limit may wait for its permits, in milliseconds; 0 refuses at once
  * @param per           whose count it spends from
+ * @param failuresOnly  true when a call that succeeds gives its permit back: the count holds failures (and calls in
+ *                      flight) only
+ * @param failureStatuses the HTTP statuses that are failures for {@code failuresOnly}, as written: codes and ranges,
+ *                      {@code 400-599} by default ({@link FailureStatuses})
  * @param declaredOn    where it was declared: global, module, class or method
  * @param place         the element it was found on, as messages name it: {@code TodoResource.create(NewTodo, UriInfo)}
  *                      for a method, {@code TodoResource} for a class, {@code TodosApplication} for the module,
@@ -39,7 +44,8 @@ import java.util.Objects;
  */
 public record LimitDeclaration(String name, int permitLimit, int windowSeconds, RateLimitScope scope,
                                RateLimitAlgorithm algorithm, int cost, long maxWaitMillis, RateLimitPer per,
-                               DeclaredOn declaredOn, String place, List<String> unreadable) {
+                               boolean failuresOnly, String failureStatuses, DeclaredOn declaredOn, String place,
+                               List<String> unreadable) {
 
     public static final String NAME = "name";
     public static final String PERMIT_LIMIT = "permitLimit";
@@ -49,10 +55,12 @@ public record LimitDeclaration(String name, int permitLimit, int windowSeconds, 
     public static final String COST = "cost";
     public static final String MAX_WAIT_MILLIS = "maxWaitMillis";
     public static final String PER = "per";
+    public static final String FAILURES_ONLY = "failuresOnly";
+    public static final String FAILURE_STATUSES = "failureStatuses";
 
     /** The members of {@code @RateLimit} this version reads, in the order {@link #members()} gives them. */
     public static final List<String> MEMBERS = List.of(NAME, PERMIT_LIMIT, WINDOW_SECONDS, SCOPE, ALGORITHM, COST,
-            MAX_WAIT_MILLIS, PER);
+            MAX_WAIT_MILLIS, PER, FAILURES_ONLY, FAILURE_STATUSES);
 
     /** The place of the global limit. */
     public static final String GLOBAL_PLACE = "ratelimit.global.*";
@@ -62,6 +70,7 @@ public record LimitDeclaration(String name, int permitLimit, int windowSeconds, 
         Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(algorithm, "algorithm");
         Objects.requireNonNull(per, "per");
+        Objects.requireNonNull(failureStatuses, "failureStatuses");
         Objects.requireNonNull(declaredOn, "declaredOn");
         Objects.requireNonNull(place, "place");
         unreadable = List.copyOf(unreadable);
@@ -106,12 +115,15 @@ public record LimitDeclaration(String name, int permitLimit, int windowSeconds, 
         members.put(COST, cost);
         members.put(MAX_WAIT_MILLIS, maxWaitMillis);
         members.put(PER, per);
+        members.put(FAILURES_ONLY, failuresOnly);
+        members.put(FAILURE_STATUSES, failureStatuses);
         return members;
     }
 
     /**
-     * {@code "burst" 5/1s}, then what is not the default among the algorithm, cost, scope, wait and {@code per}:
-     * {@code "reports" 10/60s STRICT_WINDOW cost 4 PRINCIPAL}.
+     * {@code "burst" 5/1s}, then what is not the default among the algorithm, cost, scope, wait, {@code per} and
+     * what counts: {@code "reports" 10/60s STRICT_WINDOW cost 4 PRINCIPAL},
+     * {@code "login-address" 5/900s STRICT_WINDOW per ADDRESS failures only (400-599)}.
      */
     public String describe() {
         StringBuilder text = new StringBuilder().append('"').append(name).append("\" ").append(permitLimit).append('/')
@@ -130,6 +142,9 @@ public record LimitDeclaration(String name, int permitLimit, int windowSeconds, 
         }
         if (per != RateLimitPer.CALLER) {
             text.append(" per ").append(per);
+        }
+        if (failuresOnly) {
+            text.append(" failures only (").append(failureStatuses.strip()).append(')');
         }
         return text.toString();
     }
@@ -151,6 +166,8 @@ public record LimitDeclaration(String name, int permitLimit, int windowSeconds, 
         private int cost = 1;
         private long maxWaitMillis;
         private RateLimitPer per = RateLimitPer.CALLER;
+        private boolean failuresOnly;
+        private String failureStatuses = FailureStatuses.DEFAULT_TEXT;
         private final List<String> unreadable = new ArrayList<>();
 
         private Builder(DeclaredOn declaredOn, String place) {
@@ -160,7 +177,8 @@ public record LimitDeclaration(String name, int permitLimit, int windowSeconds, 
 
         /**
          * One member, by its name in {@code @RateLimit}, as the reader found it: a number or its text for a number,
-         * text for the name, an enum constant or its name for the scope, algorithm and {@code per}. A member this
+         * text for the name and the failure statuses, a boolean or its text for {@code failuresOnly}, an enum constant
+         * or its name for the scope, algorithm and {@code per}. A member this
          * version does not know, or a value it cannot read as the member's type, is kept in
          * {@link LimitDeclaration#unreadable} (naming the member and the value), and the member keeps its default.
          */
@@ -175,6 +193,8 @@ public record LimitDeclaration(String name, int permitLimit, int windowSeconds, 
                     case COST -> cost = intValue(value);
                     case MAX_WAIT_MILLIS -> maxWaitMillis = longValue(value);
                     case PER -> per = constant(RateLimitPer.class, value);
+                    case FAILURES_ONLY -> failuresOnly = bool(value);
+                    case FAILURE_STATUSES -> failureStatuses = text(value);
                     default -> unreadable.add("the member " + member + " (" + value + ") is not one this version of "
                             + "ratelimit reads " + MEMBERS);
                 }
@@ -216,6 +236,14 @@ public record LimitDeclaration(String name, int permitLimit, int windowSeconds, 
             return member(PER, per);
         }
 
+        public Builder failuresOnly(boolean failuresOnly) {
+            return member(FAILURES_ONLY, failuresOnly);
+        }
+
+        public Builder failureStatuses(String failureStatuses) {
+            return member(FAILURE_STATUSES, failureStatuses);
+        }
+
         /** The name, permit limit, window and algorithm of {@code policy}. */
         public Builder policy(RateLimitPolicy policy) {
             return name(policy.name()).permitLimit(policy.permitLimit()).windowSeconds(policy.windowSeconds())
@@ -224,7 +252,7 @@ public record LimitDeclaration(String name, int permitLimit, int windowSeconds, 
 
         public LimitDeclaration build() {
             return new LimitDeclaration(name, permitLimit, windowSeconds, scope, algorithm, cost, maxWaitMillis, per,
-                    declaredOn, place, unreadable);
+                    failuresOnly, failureStatuses, declaredOn, place, unreadable);
         }
 
         private static String text(Object value) {
@@ -232,6 +260,17 @@ public record LimitDeclaration(String name, int permitLimit, int windowSeconds, 
                 return text.toString();
             }
             throw new IllegalArgumentException("must be text, was " + value);
+        }
+
+        private static boolean bool(Object value) {
+            if (value instanceof Boolean b) {
+                return b;
+            }
+            if (value instanceof CharSequence text && (text.toString().strip().equalsIgnoreCase("true")
+                    || text.toString().strip().equalsIgnoreCase("false"))) {
+                return Boolean.parseBoolean(text.toString().strip());
+            }
+            throw new IllegalArgumentException("must be true or false, was " + value);
         }
 
         private static int intValue(Object value) {

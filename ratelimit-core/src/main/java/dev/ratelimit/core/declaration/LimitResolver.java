@@ -1,5 +1,7 @@
 package dev.ratelimit.core.declaration;
 
+import dev.ratelimit.core.FailureStatuses;
+import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.declaration.MethodDeclarations.Kind;
 import dev.ratelimit.core.declaration.ResolvedLimits.Problem;
@@ -18,7 +20,12 @@ import java.util.Set;
  * class's and its own. What is wrong, each problem naming the place and the value (the message a deployment fails
  * with): a member a reader could not read, a value out of range ({@link RateLimitPolicy}), a cost outside
  * {@code 1 .. permitLimit}, a negative wait, a wait on a resource method (which refuses at once), one name used by two
- * limits covering the method. What spans methods (limits sharing a name) is {@link SharedNames}'.
+ * limits covering the method, a limit that counts only failures and may wait, failure statuses that do not read; and
+ * of the method's {@code @RateLimitKey} parameter (what a {@code per = ARGUMENT} limit counts by): an
+ * {@code ARGUMENT} limit without one, two of them, one that no {@code ARGUMENT} limit uses, one of a type whose text is
+ * not a key, an {@code ARGUMENT} limit that the CDI interceptor cannot reach (declared on the module or as the global
+ * limit; a resource class that is not a CDI bean). What spans methods (limits sharing a name) is
+ * {@link SharedNames}'.
  */
 public final class LimitResolver {
 
@@ -53,7 +60,50 @@ public final class LimitResolver {
             check(limit, method.where(), method.kind(), problems);
         }
         checkNames(limits, method.where(), problems);
-        return new ResolvedLimits(method.where(), method.kind(), limits, problems);
+        KeyParameter key = checkKeys(method, limits, problems);
+        return new ResolvedLimits(method.where(), method.kind(), limits, problems, key);
+    }
+
+    /**
+     * The method's key parameter, when it has exactly one that an {@code ARGUMENT} limit uses; what is wrong with its
+     * keys and its {@code ARGUMENT} limits added to {@code problems}.
+     */
+    private static KeyParameter checkKeys(MethodDeclarations method, List<LimitDeclaration> limits,
+                                          List<Problem> problems) {
+        LimitDeclaration byArgument = null;
+        for (LimitDeclaration limit : limits) {
+            if (limit.per() == RateLimitPer.ARGUMENT) {
+                byArgument = limit;
+                break;
+            }
+        }
+        List<KeyParameter> keys = method.keys();
+        String where = method.where();
+        for (KeyParameter key : keys) {
+            if (!key.typeAllowed()) {
+                problems.add(new Problem(null, LimitRules.keyTypeNotAllowed(where, key)));
+            }
+        }
+        if (keys.size() > 1) {
+            problems.add(new Problem(null, LimitRules.twoKeys(where, keys)));
+            return null;
+        }
+        if (byArgument == null) {
+            if (!keys.isEmpty()) {
+                problems.add(new Problem(null, LimitRules.keyWithoutArgumentLimit(where, keys.get(0))));
+            }
+            return null;
+        }
+        if (keys.isEmpty()) {
+            problems.add(new Problem(byArgument, "@RateLimit on " + where + ": "
+                    + LimitRules.argumentWithoutKey(byArgument.name(), LimitDeclaration.PER)));
+            return null;
+        }
+        if (method.kind() == Kind.RESOURCE_METHOD && !method.interceptable()) {
+            problems.add(new Problem(byArgument, "@RateLimit on " + where + ": "
+                    + LimitRules.notInterceptable(byArgument.name(), where)));
+        }
+        return keys.get(0).typeAllowed() ? keys.get(0) : null;
     }
 
     /**
@@ -91,6 +141,16 @@ public final class LimitResolver {
         }
         if (error == null && kind == Kind.RESOURCE_METHOD && d.maxWaitMillis() > 0) {
             error = LimitRules.resourceMethodWaits(d.name(), LimitDeclaration.MAX_WAIT_MILLIS, d.maxWaitMillis());
+        }
+        if (error == null && d.failuresOnly() && d.maxWaitMillis() > 0) {
+            error = LimitRules.failuresOnlyWaits(d.name(), LimitDeclaration.MAX_WAIT_MILLIS, d.maxWaitMillis());
+        }
+        if (error == null && FailureStatuses.error(d.failureStatuses()) != null) {
+            error = LimitDeclaration.FAILURE_STATUSES + " " + FailureStatuses.error(d.failureStatuses());
+        }
+        if (error == null && d.per() == RateLimitPer.ARGUMENT
+                && (d.declaredOn() == DeclaredOn.MODULE || d.declaredOn() == DeclaredOn.GLOBAL)) {
+            error = LimitRules.argumentNotOnTheMethod(d.name(), d.declaredOn());
         }
         if (error != null) {
             problems.add(new Problem(d, on(d, method) + error));

@@ -13,9 +13,15 @@ import java.util.Objects;
  *                    no {@code Application} subclass)
  * @param classLevel  its class's (or client interface's) declarations
  * @param methodLevel its own declarations
+ * @param keys        its parameters that carry {@code @RateLimitKey}, in order (a method has at most one that is valid)
+ * @param interceptable false when the CDI interceptor cannot reach the method: a resource method of a class that is
+ *                    not a CDI bean (a {@code per = ARGUMENT} limit is decided by the interceptor)
+ *
+ * <p>One constructor, the canonical one: a build records these (the Quarkus extension's bytecode recorder).
  */
 public record MethodDeclarations(String where, Kind kind, List<LimitDeclaration> module,
-                                 List<LimitDeclaration> classLevel, List<LimitDeclaration> methodLevel) {
+                                 List<LimitDeclaration> classLevel, List<LimitDeclaration> methodLevel,
+                                 List<KeyParameter> keys, boolean interceptable) {
 
     /** What decides a method's limits. */
     public enum Kind {
@@ -32,6 +38,7 @@ public record MethodDeclarations(String where, Kind kind, List<LimitDeclaration>
         module = levelled(module, DeclaredOn.MODULE);
         classLevel = levelled(classLevel, DeclaredOn.CLASS);
         methodLevel = levelled(methodLevel, DeclaredOn.METHOD);
+        keys = List.copyOf(keys);
         if (kind == Kind.BEAN_METHOD && !module.isEmpty()) {
             throw new IllegalArgumentException("a bean method is covered by no module declaration: " + where);
         }
@@ -41,13 +48,23 @@ public record MethodDeclarations(String where, Kind kind, List<LimitDeclaration>
     public static MethodDeclarations resourceMethod(String where, List<LimitDeclaration> module,
                                                     List<LimitDeclaration> classLevel,
                                                     List<LimitDeclaration> methodLevel) {
-        return new MethodDeclarations(where, Kind.RESOURCE_METHOD, module, classLevel, methodLevel);
+        return new MethodDeclarations(where, Kind.RESOURCE_METHOD, module, classLevel, methodLevel, List.of(), true);
     }
 
     /** A bean method's declarations: its class's and its own. */
     public static MethodDeclarations beanMethod(String where, List<LimitDeclaration> classLevel,
                                                 List<LimitDeclaration> methodLevel) {
-        return new MethodDeclarations(where, Kind.BEAN_METHOD, List.of(), classLevel, methodLevel);
+        return new MethodDeclarations(where, Kind.BEAN_METHOD, List.of(), classLevel, methodLevel, List.of(), true);
+    }
+
+    /**
+     * These declarations with the method's {@code @RateLimitKey} parameters.
+     *
+     * @param interceptable false when the CDI interceptor cannot reach the method (a resource class that is not a
+     *                      CDI bean)
+     */
+    public MethodDeclarations withKeys(List<KeyParameter> keys, boolean interceptable) {
+        return new MethodDeclarations(where, kind, module, classLevel, methodLevel, keys, interceptable);
     }
 
     /** True when nothing is declared for the method at any level. */

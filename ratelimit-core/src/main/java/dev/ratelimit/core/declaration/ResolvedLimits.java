@@ -14,9 +14,11 @@ import java.util.List;
  * @param kind     what decides them: the Jakarta REST filters or the CDI interceptor
  * @param limits   every limit covering the method, in order
  * @param problems what is wrong, in the order found; empty when the method can be deployed
+ * @param key      the method's {@code @RateLimitKey} parameter, which its {@code per = ARGUMENT} limits count by; null
+ *                 when it has none (or more than one: a problem)
  */
 public record ResolvedLimits(String where, MethodDeclarations.Kind kind, List<LimitDeclaration> limits,
-                             List<Problem> problems) {
+                             List<Problem> problems, KeyParameter key) {
 
     public ResolvedLimits {
         limits = List.copyOf(limits);

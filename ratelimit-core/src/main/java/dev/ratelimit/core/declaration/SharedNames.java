@@ -11,8 +11,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The checks that span methods: limits that share a name spend from one count, so they must agree on its algorithm
- * and on whose count it is ({@code per}); differently sized ones are allowed, and warned about (a count is sized by
+ * The checks that span methods: limits that share a name spend from one count, so they must agree on its algorithm,
+ * on whose count it is ({@code per}) and on what it counts ({@code failuresOnly}, the failure statuses); differently
+ * sized ones are allowed, and warned about (a count is sized by
  * whichever call creates it). Each message is written here once, for a build that sees every method
  * ({@link #add}) and for the engine's binder, which holds the same rules to the values in force once the
  * configuration applies. Not thread-safe; one per check of an application.
@@ -33,7 +34,7 @@ public final class SharedNames {
 
     /**
      * Notes the limits of one method; returns what is wrong with the names they share with the methods noted before
-     * (an algorithm or a {@code per} that disagrees), each naming both methods. A limit with a problem of its own
+     * (an algorithm, a {@code per} or what they count that disagrees), each naming both methods. A limit with a problem of its own
      * ({@link ResolvedLimits#problems}) is left out.
      */
     public List<String> add(ResolvedLimits method) {
@@ -45,9 +46,14 @@ public final class SharedNames {
             } catch (IllegalArgumentException e) {
                 continue; // reported as the declaration's own problem
             }
-            RateLimitPer configured = settings.limit(limit.name()).per();
-            RateLimitPer per = configured != null ? configured : limit.per();
-            First earlier = first.putIfAbsent(limit.name(), new First(method.where(), policy.algorithm(), per));
+            Counting counting;
+            try {
+                counting = Counting.of(settings, limit);
+            } catch (IllegalArgumentException e) {
+                continue; // reported as the declaration's own problem
+            }
+            RateLimitPer per = counting.per();
+            First earlier = first.putIfAbsent(limit.name(), new First(method.where(), policy.algorithm(), counting));
             if (earlier == null) {
                 continue;
             }
@@ -55,8 +61,10 @@ public final class SharedNames {
                 problems.add(algorithmsDiffer(limit.name(), earlier.where, earlier.algorithm, method.where(),
                         policy.algorithm(), null));
             }
-            if (earlier.per != per) {
-                problems.add(perDiffers(limit.name(), earlier.where, earlier.per, method.where(), per));
+            if (earlier.counting.per() != per) {
+                problems.add(perDiffers(limit.name(), earlier.where, earlier.counting.per(), method.where(), per));
+            } else if (!earlier.counting.equals(counting)) {
+                problems.add(countingDiffers(limit.name(), earlier.where, earlier.counting, method.where(), counting));
             }
         }
         return problems;
@@ -81,6 +89,17 @@ public final class SharedNames {
                 + ": limits that share a name share a count, so they must agree on whose it is (per)";
     }
 
+    /** Two limits of one name that count different things: every call, or only failures (of different statuses). */
+    public static String countingDiffers(String name, String firstWhere, Counting first, String where, Counting counting) {
+        return "ratelimit: the limit name \"" + name + "\" counts " + what(first) + " on " + firstWhere + " and "
+                + what(counting) + " on " + where + ": limits that share a name share a count, so they must agree on "
+                + "what it counts (failuresOnly, failure-statuses)";
+    }
+
+    private static String what(Counting counting) {
+        return counting.failuresOnly() ? "only failures (" + counting.statuses() + ")" : "every call";
+    }
+
     /** The warning for two limits of one name with different sizes: allowed, but a count is sized by its first call. */
     public static String sizesDiffer(String name, String firstWhere, RateLimitPolicy firstPolicy, String where,
                                      RateLimitPolicy policy) {
@@ -90,6 +109,6 @@ public final class SharedNames {
                 + "creates it";
     }
 
-    private record First(String where, RateLimitAlgorithm algorithm, RateLimitPer per) {
+    private record First(String where, RateLimitAlgorithm algorithm, Counting counting) {
     }
 }

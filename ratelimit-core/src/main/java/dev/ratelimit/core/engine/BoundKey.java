@@ -2,6 +2,8 @@ package dev.ratelimit.core.engine;
 
 import dev.ratelimit.core.CountKey;
 import dev.ratelimit.core.RateLimitMode;
+import dev.ratelimit.core.RateLimitPer;
+import dev.ratelimit.core.declaration.Counting;
 import dev.ratelimit.core.metrics.RateLimitMetrics;
 import dev.ratelimit.core.metrics.RateLimitMetrics.Counter;
 import dev.ratelimit.core.metrics.RateLimitMetrics.Outcome;
@@ -15,6 +17,8 @@ final class BoundKey {
     final CountKey key;
     final Object handle;
     final RateLimitMode mode;
+    /** Whose count and what it counts; its {@code per} is the key's. */
+    final Counting counting;
     /** Where the name was first bound with this plan: names the other side of an algorithm conflict. */
     final String firstWhere;
     final ShadowLog shadow;
@@ -31,16 +35,17 @@ final class BoundKey {
 
     BoundKey(CountKey key, Object handle, RateLimitMode mode, String firstWhere, ShadowLog shadow,
              RateLimitMetrics metrics) {
-        this(key, handle, mode, firstWhere, shadow, counters(key, metrics), 0,
+        this(key, handle, mode, new Counting(key.per(), false, null), firstWhere, shadow, counters(key, metrics), 0,
                 new RefusalSummary(RefusalSummary.DEFAULT_CAPACITY));
     }
 
     /** Bound again with live values: the counters and the summary of the name stay those bound first. */
-    BoundKey(CountKey key, Object handle, RateLimitMode mode, String firstWhere, ShadowLog shadow, Counter[] counters,
-             int tag, RefusalSummary refusals) {
+    BoundKey(CountKey key, Object handle, RateLimitMode mode, Counting counting, String firstWhere, ShadowLog shadow,
+             Counter[] counters, int tag, RefusalSummary refusals) {
         this.key = key;
         this.handle = handle;
         this.mode = mode;
+        this.counting = counting;
         this.firstWhere = firstWhere;
         this.shadow = shadow;
         this.counters = counters;
@@ -82,5 +87,13 @@ final class BoundKey {
 
     boolean shadow() {
         return mode == RateLimitMode.SHADOW;
+    }
+
+    /**
+     * True for a limit per argument: left out of an allowed response's headers, which would tell anyone how many
+     * failures another person's account has; a 429 it causes shows it.
+     */
+    boolean quiet() {
+        return key.per() == RateLimitPer.ARGUMENT;
     }
 }

@@ -1,6 +1,7 @@
 package dev.ratelimit.core.engine;
 
 import dev.ratelimit.core.RateLimitScope;
+import dev.ratelimit.core.declaration.KeyParameter;
 import dev.ratelimit.core.declaration.LimitDeclaration;
 import java.util.List;
 
@@ -23,30 +24,55 @@ public final class BoundLimits {
         CHARGE
     }
 
-    private final String where;
+    /**
+     * Which of its limits a call site decides, by whose count they spend from in the configuration in force: a
+     * resource method's {@code per = ARGUMENT} limits are decided by the CDI interceptor, when the method is invoked
+     * (its arguments exist then), and its other limits by the Jakarta REST filters.
+     */
+    enum Decides {
+        /** Every limit: a bean method, the programmatic API. */
+        ALL,
+        /** Those not counted per argument: a resource method's, in the filter of their scope. */
+        NOT_PER_ARGUMENT,
+        /** Those counted per argument: a resource method's, in the interceptor. */
+        PER_ARGUMENT
+    }
+
+    /**
+     * What a call site is, the same in every configuration.
+     *
+     * @param where          the call site, as messages name it: {@code TodoResource.all()}
+     * @param use            how it spends
+     * @param scope          a resource method's scope, which the global limit of each configuration joins; else null
+     * @param oncePerRequest true for a resource method's limits: decided at most once per request
+     * @param decides        which of its limits it decides
+     * @param key            the method's {@code @RateLimitKey} parameter, or null
+     * @param byStatus       true when the response's status tells whether a call succeeded (a resource method's
+     *                       limits, the programmatic API's); else the method's outcome does (a bean method)
+     * @param addressesKnown false where the runtime cannot tell client addresses: a resource method's
+     *                       {@code per = ADDRESS} limit then fails
+     */
+    record Shape(String where, Use use, RateLimitScope scope, boolean oncePerRequest, Decides decides, KeyParameter key,
+                 boolean byStatus, boolean addressesKnown) {
+    }
+
+    private final Shape shape;
     private final List<LimitDeclaration> declared;
     private final int index;
-    private final Use use;
-    private final RateLimitScope scope;
     private final String description;
     private final boolean empty;
-    private final boolean oncePerRequest;
 
-    BoundLimits(String where, List<LimitDeclaration> declared, int index, Use use, RateLimitScope scope,
-                String description, boolean empty, boolean oncePerRequest) {
-        this.where = where;
+    BoundLimits(Shape shape, List<LimitDeclaration> declared, int index, String description, boolean empty) {
+        this.shape = shape;
         this.declared = List.copyOf(declared);
         this.index = index;
-        this.use = use;
-        this.scope = scope;
         this.description = description;
         this.empty = empty;
-        this.oncePerRequest = oncePerRequest;
     }
 
     /** The call site, as messages name it: {@code TodoResource.all()}. */
     public String where() {
-        return where;
+        return shape.where();
     }
 
     /**
@@ -62,9 +88,27 @@ public final class BoundLimits {
         return description;
     }
 
+    /**
+     * The index of the method's parameter whose value a {@code per = ARGUMENT} limit counts by
+     * ({@code @RateLimitKey}), found at deployment; -1 when it has none. The interceptor passes that argument to
+     * {@link RateLimitEngine#decide(RequestLedger, BoundLimits, int, Object)}.
+     */
+    public int keyPosition() {
+        return shape.key() == null ? -1 : shape.key().position();
+    }
+
+    Shape shape() {
+        return shape;
+    }
+
+    /** True when the key counts as sent ({@code @RateLimitKey(exact = true)}), not normalised. */
+    boolean exactKey() {
+        return shape.key() != null && shape.key().exact();
+    }
+
     /** True for a resource method's limits: decided at most once per request. */
     boolean oncePerRequest() {
-        return oncePerRequest;
+        return shape.oncePerRequest();
     }
 
     /** The limits as declared (for a resource method, the global limit of the configuration read at start-up too). */
@@ -77,7 +121,7 @@ public final class BoundLimits {
     }
 
     Use use() {
-        return use;
+        return shape.use();
     }
 
     /**
@@ -85,11 +129,11 @@ public final class BoundLimits {
      * is this one (it may be set, changed or removed while the application runs). Null for other call sites.
      */
     RateLimitScope scope() {
-        return scope;
+        return shape.scope();
     }
 
     @Override
     public String toString() {
-        return where + " " + description;
+        return where() + " " + description;
     }
 }

@@ -8,6 +8,7 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.config.LimitValues;
 import dev.ratelimit.core.config.Plan;
 import dev.ratelimit.core.config.RateLimitSettings;
+import dev.ratelimit.core.declaration.Counting;
 import dev.ratelimit.core.declaration.SharedNames;
 import dev.ratelimit.core.metrics.RateLimitMetrics;
 import dev.ratelimit.core.metrics.RateLimitMetrics.Counter;
@@ -20,7 +21,7 @@ import java.util.function.LongSupplier;
  * What each (limit name, plan) is bound to once and keeps in every configuration: its count key and the store's
  * handle on it (per algorithm and whose count), its metric counters, its shadow log, the partitions it refused most,
  * and how long calls waited for it. Makes the {@link BoundKey} of a (name, plan) in one configuration, and holds the
- * limits sharing a name to one algorithm and one {@code per} there ({@link SharedNames}).
+ * limits sharing a name to one algorithm, one {@code per} and one thing counted there ({@link SharedNames}).
  *
  * <p>Not thread-safe: the binder calls it holding its own lock.
  */
@@ -53,12 +54,14 @@ final class CountBindings {
      * The key of (name, plan) in one configuration: found in {@code keys} (what that configuration bound so far), or
      * bound there now.
      *
-     * @param where the call site binding it, named in a conflict
-     * @throws InvalidRateLimitException when the name was bound there with another algorithm or another {@code per};
-     *                                   the message names both call sites
+     * @param where    the call site binding it, named in a conflict
+     * @param counting whose count and what it counts, configuration applied
+     * @throws InvalidRateLimitException when the name was bound there with another algorithm, another {@code per} or
+     *                                   another thing counted; the message names both call sites
      */
     BoundKey key(RateLimitSettings settings, Map<String, BoundKey> keys, RateLimitPolicy policy, Plan plan,
-                 RateLimitMode mode, String where, RateLimitPer per) {
+                 RateLimitMode mode, String where, Counting counting) {
+        RateLimitPer per = counting.per();
         String id = plan == null ? policy.name() : policy.name() + '/' + plan.name();
         BoundKey key = keys.get(id);
         if (key == null) {
@@ -67,16 +70,19 @@ final class CountBindings {
                 return new StoreBinding(countKey, store.bind(countKey));
             });
             ShadowLog shadow = shadowLogs.computeIfAbsent(policy.name(), n -> new ShadowLog(n, clock));
-            key = new BoundKey(bound.key(), bound.handle(), mode, where, shadow,
+            key = new BoundKey(bound.key(), bound.handle(), mode, counting, where, shadow,
                     counters.computeIfAbsent(id, k -> BoundKey.counters(bound.key(), metrics)),
                     sizingTag(settings, policy.name(), plan), refusals(policy.name()));
             keys.put(id, key);
         } else if (key.key.algorithm() != policy.algorithm()) {
             throw new InvalidRateLimitException(SharedNames.algorithmsDiffer(policy.name(), key.firstWhere,
                     key.key.algorithm(), where, policy.algorithm(), plan == null ? null : plan.name()));
-        } else if (key.key.perApplication() != (per == RateLimitPer.APPLICATION)) {
-            throw new InvalidRateLimitException(SharedNames.perDiffers(policy.name(), key.firstWhere,
-                    key.key.perApplication() ? RateLimitPer.APPLICATION : RateLimitPer.CALLER, where, per));
+        } else if (key.key.per() != per) {
+            throw new InvalidRateLimitException(SharedNames.perDiffers(policy.name(), key.firstWhere, key.key.per(),
+                    where, per));
+        } else if (!key.counting.equals(counting)) {
+            throw new InvalidRateLimitException(SharedNames.countingDiffers(policy.name(), key.firstWhere, key.counting,
+                    where, counting));
         }
         return key;
     }

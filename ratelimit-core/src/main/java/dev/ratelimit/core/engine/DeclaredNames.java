@@ -2,6 +2,7 @@ package dev.ratelimit.core.engine;
 
 import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.core.declaration.SharedNames;
 import java.lang.System.Logger.Level;
 import java.util.HashSet;
@@ -30,16 +31,23 @@ final class DeclaredNames {
     private final Set<String> sizeWarnings = new HashSet<>();
 
     /**
-     * @param declared  the declared policy: what configuration overrides apply to
-     * @param effective the policy in force when the call site was bound: what the size warning compares
+     * @param declaration the declaration: what configuration overrides apply to
+     * @param effective   the policy in force when the call site was bound: what the size warning compares
+     * @param exactKey    true when the call site's key counts as sent ({@code @RateLimitKey(exact = true)})
      */
-    private record First(RateLimitPolicy declared, RateLimitPolicy effective, String where, RateLimitPer per) {
+    private record First(LimitDeclaration declaration, RateLimitPolicy effective, String where, RateLimitPer per,
+                         boolean exactKey) {
+        RateLimitPolicy declared() {
+            return declaration.policy();
+        }
     }
 
     /** Notes a declaration of a name by a call site that binds it. */
-    void declare(String where, RateLimitPolicy declared, RateLimitPolicy effective, RateLimitPer per) {
+    void declare(String where, LimitDeclaration declaration, RateLimitPolicy effective, RateLimitPer per,
+                 boolean exactKey) {
+        RateLimitPolicy declared = declaration.policy();
         declaredOn.computeIfAbsent(declared.name(), n -> new LinkedHashSet<>()).add(where);
-        First earlier = first.putIfAbsent(declared.name(), new First(declared, effective, where, per));
+        First earlier = first.putIfAbsent(declared.name(), new First(declaration, effective, where, per, exactKey));
         if (earlier != null && !earlier.effective.sameSize(effective)
                 && sizeWarnings.add(declared.name() + '\u0000' + earlier.where + '\u0000' + where)) {
             LOG.log(Level.WARNING, SharedNames.sizesDiffer(declared.name(), earlier.where, earlier.effective, where,
@@ -48,8 +56,8 @@ final class DeclaredNames {
     }
 
     /** Notes the first declaration of a name by a call site that binds nothing (no limit applies): no warning. */
-    void declareUnbound(String where, RateLimitPolicy declared, RateLimitPer per) {
-        first.putIfAbsent(declared.name(), new First(declared, declared, where, per));
+    void declareUnbound(String where, LimitDeclaration declaration, RateLimitPer per) {
+        first.putIfAbsent(declaration.name(), new First(declaration, declaration.policy(), where, per, false));
     }
 
     boolean contains(String name) {
@@ -69,7 +77,22 @@ final class DeclaredNames {
     /** The first declared policy of a name, or null. */
     RateLimitPolicy policy(String name) {
         First declaration = first.get(name);
-        return declaration == null ? null : declaration.declared;
+        return declaration == null ? null : declaration.declared();
+    }
+
+    /** The first declaration of a name, or null. */
+    LimitDeclaration declaration(String name) {
+        First declaration = first.get(name);
+        return declaration == null ? null : declaration.declaration;
+    }
+
+    /**
+     * True when the first call site declaring a name takes its key as sent ({@code @RateLimitKey(exact = true)}): the
+     * programmatic API and the admin API digest a value of that name so.
+     */
+    boolean exactKeys(String name) {
+        First declaration = first.get(name);
+        return declaration != null && declaration.exactKey;
     }
 
     /** Whose count the first declaration of a name spends from, or null. */

@@ -87,6 +87,20 @@ public final class LimitAdmin {
     }
 
     /**
+     * The partition a limit per argument counts a key's value in: {@code arg:} and its digest, the value normalised as
+     * the method that first declared the limit normalises it. The admin API finds a caller's count by the value
+     * (a username, a phone number) without it ever being kept in clear.
+     *
+     * @throws IllegalArgumentException naming the limit when nothing declares it
+     */
+    public String keyPartition(String name, String key) {
+        if (binder.declaredPolicy(name) == null && binder.live().settings.configuredLimit(name) == null) {
+            throw unknown(name);
+        }
+        return binder.engine().argumentKeys().partition(key, binder.exactKeys(name));
+    }
+
+    /**
      * The partitions the limit refused most since start-up, most first, each with its possible overcount.
      *
      * @param top how many, {@code >= 1}

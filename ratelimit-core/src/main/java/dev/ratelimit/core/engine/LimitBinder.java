@@ -8,6 +8,7 @@ import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.config.Plan;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.declaration.DeclaredOn;
+import dev.ratelimit.core.declaration.KeyParameter;
 import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.core.declaration.ResolvedLimits;
 import dev.ratelimit.core.metrics.RateLimitMetrics;
@@ -57,13 +58,18 @@ public final class LimitBinder {
     /** The configuration in force, with every call site bound in it: written under this, read by every request. */
     private volatile LiveLimits live;
 
+    /**
+     * @param sharedStoreWithoutSecret the store's name when it is shared by instances and {@code ratelimit.key-secret}
+     *                                 is unset (a {@code per = ARGUMENT} limit then fails); else null
+     */
     LimitBinder(RateLimitEngine engine, RateLimitSettings settings, GuardedStore store, RateLimitMetrics metrics,
-                LongSupplier clock, boolean refreshing, RateLimitPlanResolver customResolver) {
+                LongSupplier clock, boolean refreshing, RateLimitPlanResolver customResolver,
+                String sharedStoreWithoutSecret) {
         this.engine = engine;
         this.settings = settings;
         this.store = store;
         this.counts = new CountBindings(store, metrics, clock);
-        this.callSites = new CallSiteBinder(counts);
+        this.callSites = new CallSiteBinder(counts, sharedStoreWithoutSecret);
         this.refreshing = refreshing && settings.enabled();
         this.customResolver = customResolver;
         this.live = new LiveLimits(engine, 0, settings, new PlanIndex(settings.plans()), roles(settings),
@@ -91,50 +97,85 @@ public final class LimitBinder {
      *                                   {@code per} (the message names both)
      */
     public BoundLimits bind(ResolvedLimits limits) {
-        return bind(limits.orThrow().where(), limits.limits(), false, null);
+        limits.orThrow();
+        return bind(new BoundLimits.Shape(limits.where(), BoundLimits.Use.CALL_SITE, null, false,
+                BoundLimits.Decides.ALL, limits.key(), false, true), limits.limits());
+    }
+
+    /**
+     * Binds the limits that the CDI interceptor decides when a resource method is invoked for its request: those
+     * counted per argument ({@code per = ARGUMENT}, in the configuration in force), by the method's
+     * {@code @RateLimitKey} argument; at most once per request, its response's status telling a success.
+     *
+     * @param limits what the resolver made of the method's class and method declarations (a limit per argument is
+     *               declared on one of them)
+     * @return the bound limits; {@linkplain BoundLimits#isEmpty empty} for a method without a key (nothing counts
+     *         per argument)
+     * @throws InvalidRateLimitException as {@link #bind}
+     */
+    public BoundLimits bindAtInvocation(ResolvedLimits limits) {
+        limits.orThrow();
+        BoundLimits.Shape shape = new BoundLimits.Shape(limits.where(), BoundLimits.Use.CALL_SITE, null, true,
+                BoundLimits.Decides.PER_ARGUMENT, limits.key(), true, true);
+        return limits.key() == null ? unbound(shape, List.of(), "(none)") : bind(shape, limits.limits());
     }
 
     /**
      * Binds a resource method's limits, one call site per scope, each decided at most once per request however often
-     * a container runs the filter that decides it (exactly once). The global limit of each configuration joins its
-     * scope: it may be set, changed or removed while the application runs.
+     * a container runs the filter that decides it (exactly once), and its status telling a success (a limit that
+     * counts only failures gives its permit back then). The global limit of each configuration joins its scope: it
+     * may be set, changed or removed while the application runs. The limits counted per argument are left to the
+     * interceptor ({@link #bindAtInvocation}).
      *
      * @throws InvalidRateLimitException as {@link #bind}, and when a limit of the method may wait
      */
     public ScopedLimits bindResourceMethod(ResolvedLimits limits) {
-        limits.orThrow();
-        return new ScopedLimits(
-                bind(limits.where(), limits.inScope(RateLimitScope.TRANSPORT), true, RateLimitScope.TRANSPORT),
-                bind(limits.where(), limits.inScope(RateLimitScope.PRINCIPAL), true, RateLimitScope.PRINCIPAL));
+        return bindResourceMethod(limits, true);
     }
 
     /**
-     * @param oncePerRequest true for a resource method's limits: decided at most once per request
-     * @param scope          a resource method's scope, which the global limit of each configuration joins; else null
+     * {@link #bindResourceMethod(ResolvedLimits)} where the runtime may not tell client addresses.
+     *
+     * @param addressesKnown false where the runtime cannot tell client addresses: a {@code per = ADDRESS} limit fails
+     * @throws InvalidRateLimitException as {@link #bindResourceMethod(ResolvedLimits)}, and for a {@code per = ADDRESS}
+     *                                   limit where addresses are not known
      */
-    private synchronized BoundLimits bind(String where, List<LimitDeclaration> limits, boolean oncePerRequest,
-                                          RateLimitScope scope) {
-        boolean globalMayJoin = refreshing && scope != null && scope == settings.globalScope();
+    public ScopedLimits bindResourceMethod(ResolvedLimits limits, boolean addressesKnown) {
+        limits.orThrow();
+        return new ScopedLimits(
+                bind(scoped(limits, RateLimitScope.TRANSPORT, addressesKnown), limits.inScope(RateLimitScope.TRANSPORT)),
+                bind(scoped(limits, RateLimitScope.PRINCIPAL, addressesKnown), limits.inScope(RateLimitScope.PRINCIPAL)),
+                limits.key() != null);
+    }
+
+    private static BoundLimits.Shape scoped(ResolvedLimits limits, RateLimitScope scope, boolean addressesKnown) {
+        return new BoundLimits.Shape(limits.where(), BoundLimits.Use.CALL_SITE, scope, true,
+                BoundLimits.Decides.NOT_PER_ARGUMENT, limits.key(), true, addressesKnown);
+    }
+
+    private synchronized BoundLimits bind(BoundLimits.Shape shape, List<LimitDeclaration> limits) {
+        boolean globalMayJoin = refreshing && shape.scope() != null && shape.scope() == settings.globalScope();
         if (!settings.enabled() || (limits.isEmpty() && !globalMayJoin)) {
             for (LimitDeclaration declared : limits) {
-                names.declareUnbound(where, declared.policy(), declared.per());
+                names.declareUnbound(shape.where(), declared, declared.per());
             }
-            return new BoundLimits(where, limits, -1, BoundLimits.Use.CALL_SITE, scope,
-                    limits.isEmpty() ? "(none)" : "(ratelimit.enabled=false)", true, oncePerRequest);
+            return unbound(shape, limits, limits.isEmpty() ? "(none)" : "(ratelimit.enabled=false)");
         }
         LiveLimits now = live;
         Map<String, BoundKey> keys = new HashMap<>(now.keys);
-        LiveLimits.Site site = callSites.bind(now.settings, now.plans, limits, scope, BoundLimits.Use.CALL_SITE,
-                oncePerRequest, where, keys);
+        LiveLimits.Site site = callSites.bind(now.settings, now.plans, limits, shape, keys);
         for (LimitDeclaration declared : limits) {
-            names.declare(where, declared.policy(), now.settings.effective(declared.policy(), null).policy(),
-                    CallSiteBinder.per(now.settings, declared));
+            names.declare(shape.where(), declared, now.settings.effective(declared.policy(), null).policy(),
+                    CallSiteBinder.per(now.settings, declared), shape.key() != null && shape.key().exact());
         }
-        BoundLimits bound = new BoundLimits(where, limits, sites.size(), BoundLimits.Use.CALL_SITE, scope,
-                describe(limits), site.empty && !refreshing, oncePerRequest);
+        BoundLimits bound = new BoundLimits(shape, limits, sites.size(), describe(limits), site.empty && !refreshing);
         sites.add(bound);
         live = now.with(site, keys);
         return bound;
+    }
+
+    private static BoundLimits unbound(BoundLimits.Shape shape, List<LimitDeclaration> limits, String description) {
+        return new BoundLimits(shape, limits, -1, description, true);
     }
 
     /**
@@ -162,22 +203,22 @@ public final class LimitBinder {
                         + RateLimitSettings.PERMIT_LIMIT + " and ." + RateLimitSettings.WINDOW_SECONDS);
             }
             RateLimitPer per = namedPer(now.settings, name);
-            if (now.settings.configuredLimit(name) != null) {
-                names.declare("configuration (" + RateLimitSettings.LIMITS + name + ".*)", policy, policy, per);
-            }
             String where = "the programmatic API (\"" + name + "\")";
-            List<LimitDeclaration> declared = List.of(namedDeclaration(where, policy, per));
+            LimitDeclaration first = names.declaration(name);
+            if (now.settings.configuredLimit(name) != null) {
+                names.declare("configuration (" + RateLimitSettings.LIMITS + name + ".*)",
+                        namedDeclaration(where, policy, per, first), policy, per, false);
+            }
+            List<LimitDeclaration> declared = List.of(namedDeclaration(where, policy, per, first));
             String description = describe(declared);
             Map<String, BoundKey> keys = new HashMap<>(now.keys);
-            LiveLimits.Site acquireSite = callSites.bind(now.settings, now.plans, declared, null,
-                    BoundLimits.Use.ACQUIRE, false, where, keys);
-            LiveLimits.Site chargeSite = callSites.bind(now.settings, now.plans, declared, null,
-                    BoundLimits.Use.CHARGE, false, where, keys);
-            BoundLimits acquire = new BoundLimits(where, declared, sites.size(), BoundLimits.Use.ACQUIRE, null,
-                    description, !settings.enabled(), false);
+            BoundLimits.Shape acquireShape = named(where, BoundLimits.Use.ACQUIRE, names.exactKeys(name));
+            BoundLimits.Shape chargeShape = named(where, BoundLimits.Use.CHARGE, names.exactKeys(name));
+            LiveLimits.Site acquireSite = callSites.bind(now.settings, now.plans, declared, acquireShape, keys);
+            LiveLimits.Site chargeSite = callSites.bind(now.settings, now.plans, declared, chargeShape, keys);
+            BoundLimits acquire = new BoundLimits(acquireShape, declared, sites.size(), description, !settings.enabled());
             sites.add(acquire);
-            BoundLimits charge = new BoundLimits(where, declared, sites.size(), BoundLimits.Use.CHARGE, null,
-                    description, !settings.enabled(), false);
+            BoundLimits charge = new BoundLimits(chargeShape, declared, sites.size(), description, !settings.enabled());
             sites.add(charge);
             live = now.with(acquireSite, keys).with(chargeSite, keys);
             limit = new NamedLimit(name, acquire, charge);
@@ -186,9 +227,26 @@ public final class LimitBinder {
         }
     }
 
-    /** What the programmatic API spends from a name: one permit per unit, never waiting. */
-    private static LimitDeclaration namedDeclaration(String where, RateLimitPolicy policy, RateLimitPer per) {
-        return LimitDeclaration.builder(DeclaredOn.METHOD, where).policy(policy).per(per).build();
+    /**
+     * The shape of a named limit's call site: every limit, the response's status telling a success (for a limit that
+     * counts only failures), keys digested as the name's first declaration digests them.
+     */
+    private static BoundLimits.Shape named(String where, BoundLimits.Use use, boolean exactKeys) {
+        KeyParameter key = exactKeys ? new KeyParameter(0, "java.lang.String", false, true) : null;
+        return new BoundLimits.Shape(where, use, null, false, BoundLimits.Decides.ALL, key, true, true);
+    }
+
+    /**
+     * What the programmatic API spends from a name: one permit per unit, never waiting; counting what its first
+     * declaration counts (only failures, and which) unless configuration says otherwise.
+     */
+    private static LimitDeclaration namedDeclaration(String where, RateLimitPolicy policy, RateLimitPer per,
+                                                     LimitDeclaration first) {
+        LimitDeclaration.Builder named = LimitDeclaration.builder(DeclaredOn.METHOD, where).policy(policy).per(per);
+        if (first != null) {
+            named.failuresOnly(first.failuresOnly()).failureStatuses(first.failureStatuses());
+        }
+        return named.build();
     }
 
     /** The policy a named limit spends by: configuration alone wins, else the first declaration, else {@code last}. */
@@ -266,13 +324,13 @@ public final class LimitBinder {
         for (int i = 0; i < bound.length; i++) {
             BoundLimits limits = sites.get(i);
             if (limits.use() == BoundLimits.Use.CALL_SITE) {
-                bound[i] = callSites.bind(next, plans, limits.declared(), limits.scope(), limits.use(),
-                        limits.oncePerRequest(), limits.where(), keys);
+                bound[i] = callSites.bind(next, plans, limits.declared(), limits.shape(), keys);
             } else {
-                RateLimitPolicy declared = limits.declared().get(0).policy();
+                LimitDeclaration first = limits.declared().get(0);
+                RateLimitPolicy declared = first.policy();
                 RateLimitPolicy policy = namedPolicy(next, declared.name(), declared);
                 bound[i] = callSites.bind(next, plans, List.of(namedDeclaration(limits.where(), policy,
-                        namedPer(next, declared.name()))), null, limits.use(), false, limits.where(), keys);
+                        namedPer(next, declared.name()), first)), limits.shape(), keys);
             }
         }
         return new LiveLimits(engine, live.generation + 1, next, plans, roles(next), bound, keys);
@@ -317,6 +375,15 @@ public final class LimitBinder {
 
     GuardedStore store() {
         return store;
+    }
+
+    RateLimitEngine engine() {
+        return engine;
+    }
+
+    /** True when a name's keys count as sent ({@code @RateLimitKey(exact = true)} where it was first declared). */
+    synchronized boolean exactKeys(String name) {
+        return names.exactKeys(name);
     }
 
     /** Warnings for configuration keys that name nothing bound so far (see {@link RateLimitSettings#unknownKeys}). */

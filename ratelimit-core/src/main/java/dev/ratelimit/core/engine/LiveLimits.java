@@ -1,5 +1,7 @@
 package dev.ratelimit.core.engine;
 
+import dev.ratelimit.core.FailureStatuses;
+import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPlanResolver;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.config.RateLimitSettings;
@@ -11,8 +13,8 @@ import java.util.Map;
  * current one once, when its ledger is made ({@link RequestLedger}), and decides all its limits in it: one
  * volatile read per request, and no request sees half of a change.
  *
- * <p>{@code sites[i]} is the call site of {@link BoundLimits#index} {@code i}: per plan, the request the store is
- * asked and its bound keys.
+ * <p>{@code sites[i]} is the call site of {@link BoundLimits#index} {@code i}: per plan, what the store is asked and
+ * the bound keys, in one part or a few ({@link Part}).
  */
 final class LiveLimits {
 
@@ -50,20 +52,59 @@ final class LiveLimits {
         return plans.size() > 1;
     }
 
-    /** One call site in one configuration: per plan (index 0: no plan) its request, or null when no limit applies. */
+    /**
+     * One call site in one configuration: per plan (index 0: no plan) the first of its parts, or null when no limit
+     * applies.
+     */
     static final class Site {
-        final RateLimitRequest[] byPlan;
-        final BoundKey[][] keysByPlan;
+        final Part[] byPlan;
         final boolean empty;
 
-        Site(RateLimitRequest[] byPlan, BoundKey[][] keysByPlan) {
+        Site(Part[] byPlan) {
             this.byPlan = byPlan;
-            this.keysByPlan = keysByPlan;
             boolean none = true;
-            for (RateLimitRequest request : byPlan) {
-                none &= request == null;
+            for (Part part : byPlan) {
+                none &= part == null;
             }
             this.empty = none;
+        }
+    }
+
+    /**
+     * The limits of a call site that one store call decides, for the callers of one plan: those that count in the same
+     * partition, and count the same things. Most call sites have one part: limits per caller (or per application),
+     * counting every call. Another partition ({@code per = ADDRESS}, {@code per = ARGUMENT}), or limits that count only
+     * failures (whose success gives back that part's decision alone), make another part, decided after the one before
+     * it allowed the call. Immutable.
+     */
+    static final class Part {
+        /** What the store is asked. */
+        final RateLimitRequest request;
+        /** The bound keys of its limits, in the request's order. */
+        final BoundKey[] keys;
+        /**
+         * Which partition it counts in: {@code CALLER} the ledger's (a key per application maps it to {@code application}
+         * itself), {@code ADDRESS} the caller's client address, {@code ARGUMENT} the digest of the call's key.
+         */
+        final RateLimitPer per;
+        /** The statuses that are failures when its limits count only failures; null when they count every call. */
+        final FailureStatuses failuresOnly;
+        /**
+         * True for a resource method's limits: the response's status tells a success (which gives back a part that
+         * counts only failures); else the method's outcome does (a bean method: a return without an exception).
+         */
+        final boolean byStatus;
+        /** The call site's next part, decided once this one allowed the call; null for the last. */
+        final Part next;
+
+        Part(RateLimitRequest request, BoundKey[] keys, RateLimitPer per, FailureStatuses failuresOnly, boolean byStatus,
+             Part next) {
+            this.request = request;
+            this.keys = keys;
+            this.per = per;
+            this.failuresOnly = failuresOnly;
+            this.byStatus = byStatus;
+            this.next = next;
         }
     }
 }

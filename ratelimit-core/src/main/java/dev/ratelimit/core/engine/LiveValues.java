@@ -33,6 +33,9 @@ public final class LiveValues {
     private static final System.Logger LOG = System.getLogger("dev.ratelimit");
     private static final String[] PROPERTIES = {RateLimitSettings.PERMIT_LIMIT, RateLimitSettings.WINDOW_SECONDS,
             RateLimitSettings.ALGORITHM, RateLimitSettings.MODE_PROPERTY};
+    /** What only {@code ratelimit.limits.<name>.*} sets, never a plan: whose count, the wait, what counts. */
+    private static final String[] LIMIT_PROPERTIES = {RateLimitSettings.MAX_WAIT_MILLIS, RateLimitSettings.PER,
+            RateLimitSettings.FAILURES_ONLY, RateLimitSettings.FAILURE_STATUSES};
 
     private final RateLimitEngine engine;
     private final SettingsSource base;
@@ -189,6 +192,9 @@ public final class LiveValues {
             }
         }
         for (String name : names) {
+            for (String property : LIMIT_PROPERTIES) {
+                keys.add(RateLimitSettings.LIMITS + name + "." + property);
+            }
             for (String property : PROPERTIES) {
                 keys.add(RateLimitSettings.LIMITS + name + "." + property);
                 for (String plan : plans) {

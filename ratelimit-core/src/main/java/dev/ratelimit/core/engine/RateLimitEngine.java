@@ -4,18 +4,23 @@ import dev.ratelimit.core.RateLimitCaller;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitDecision.Outcome;
 import dev.ratelimit.core.RateLimitPartitioner;
+import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPlanResolver;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimitStoreException;
+import dev.ratelimit.core.address.AddressedCaller;
+import dev.ratelimit.core.address.ClientAddresses;
 import dev.ratelimit.core.address.OrderedPartitioner;
 import dev.ratelimit.core.config.OnFailure;
 import dev.ratelimit.core.config.Plan;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.metrics.RateLimitMetrics;
+import dev.ratelimit.core.store.InProcessRateLimitStore;
 import java.lang.System.Logger.Level;
 import java.lang.reflect.Method;
+import java.net.InetAddress;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
@@ -37,6 +42,9 @@ public final class RateLimitEngine {
     /** What {@link #decide} answers when nothing is decided. Completed; never to be completed or obtruded again. */
     private static final CompletableFuture<RateLimitDecision> NOTHING = CompletableFuture.completedFuture(null);
 
+    /** The key of a call that has none to give: a limit per argument then fails, naming itself. */
+    private static final Object NO_KEY = new Object();
+
     private final RateLimitSettings settings;
     private final GuardedStore store;
     private final boolean atOnce;
@@ -47,6 +55,8 @@ public final class RateLimitEngine {
     private final RateLimitedLog planFailures;
     private final LimitBinder binder;
     private final LimitAdmin admin;
+    /** The partitions of limits per argument: digests keyed by {@code ratelimit.key-secret}. */
+    private final ArgumentKeys argumentKeys;
 
     private RateLimitEngine(Builder b) {
         this.settings = b.settings;
@@ -57,7 +67,12 @@ public final class RateLimitEngine {
         this.store = new GuardedStore(b.store, settings, b.clock, b.metrics);
         this.atOnce = store.answersAtOnce();
         this.allowOnFailure = settings.onFailure() == OnFailure.ALLOW;
-        this.binder = new LimitBinder(this, settings, store, b.metrics, b.clock, b.refreshing, b.planResolver);
+        this.argumentKeys = ArgumentKeys.of(settings.keySecret());
+        // a store that counts in this JVM only may digest with a secret of this start; one shared by instances may not
+        String sharedWithoutSecret = settings.keySecret() == null && !(b.store instanceof InProcessRateLimitStore)
+                ? b.store.storeName() : null;
+        this.binder = new LimitBinder(this, settings, store, b.metrics, b.clock, b.refreshing, b.planResolver,
+                sharedWithoutSecret);
         if (settings.enabled() && b.metrics.isEnabled()) {
             b.store.register(b.metrics);
         }
@@ -155,6 +170,22 @@ public final class RateLimitEngine {
      *                                  succeed (more than an enforced limit holds for the caller's plan)
      */
     public CompletableFuture<RateLimitDecision> decide(RequestLedger ledger, BoundLimits limits, int permits) {
+        return decide(ledger, limits, permits, NO_KEY);
+    }
+
+    /**
+     * {@link #decide(RequestLedger, BoundLimits, int)} for a call with a key: its limits per argument count in the
+     * partition of the key's value ({@code arg:<digest>}; normalised unless the call site's key is exact). When the
+     * call site's limits count in several partitions or count only failures in some, they are decided one part after
+     * another; a refusal by one gives back what the parts before it spent, and the answer is the refusing decision, or
+     * the last part's when every part allowed the call.
+     *
+     * @param key the argument that the call site's {@code @RateLimitKey} marks ({@link BoundLimits#keyPosition}), or
+     *            the key the programmatic API was given; null counts as the empty value
+     * @throws IllegalArgumentException as {@link #decide(RequestLedger, BoundLimits, int)}
+     */
+    public CompletableFuture<RateLimitDecision> decide(RequestLedger ledger, BoundLimits limits, int permits,
+                                                       Object key) {
         if (permits < 1) {
             throw new IllegalArgumentException("ratelimit: permits must be >= 1, was " + permits + " (" + limits.where() + ")");
         }
@@ -179,42 +210,167 @@ public final class RateLimitEngine {
             live = newer;
         }
         LiveLimits.Site site = live.sites[index];
-        RateLimitRequest request = plan < 0 ? null : site.byPlan[plan];
-        if (request == null) {
+        LiveLimits.Part part = plan < 0 ? null : site.byPlan[plan];
+        if (part == null) {
             return NOTHING;
         }
         if (permits > 1) {
-            checkReachable(ledger, request, permits);
+            checkReachable(ledger, part, permits);
         }
-        BoundKey[] keys = site.keysByPlan[plan];
-        String partition = ledger.partition();
+        if (part.next != null) {
+            return decideParts(ledger, limits, part, permits, key);
+        }
+        // the common case: one part, in the ledger's partition (or the key's, or the address's)
+        RateLimitRequest request = part.request;
+        String partition = part.per == RateLimitPer.CALLER ? ledger.partition() : partition(ledger, limits, part, key);
         if (atOnce) {
             RateLimitDecision decision;
             try {
                 decision = store.decide(partition, request, permits);
             } catch (RateLimitStoreException e) {
-                count(keys, RateLimitMetrics.Outcome.FAILED);
+                count(part.keys, RateLimitMetrics.Outcome.FAILED);
                 return CompletableFuture.failedFuture(e);
             }
-            return CompletableFuture.completedFuture(record(ledger, request, keys, decision));
+            return CompletableFuture.completedFuture(record(ledger, request, part, null, decision));
         }
         return store.acquire(partition, request, permits)
                 .whenComplete((decision, failure) -> {
                     if (failure != null) {
-                        count(keys, RateLimitMetrics.Outcome.FAILED);
+                        count(part.keys, RateLimitMetrics.Outcome.FAILED);
                     }
                 })
-                .thenApply(decision -> record(ledger, request, keys, decision))
+                .thenApply(decision -> record(ledger, request, part, null, decision))
                 .toCompletableFuture();
     }
 
+    /**
+     * Decides a call site's parts one after another, each in its own partition: a part is decided once the one before
+     * it allowed the call; a refusal (or a store failure) gives back what the parts before it spent.
+     */
+    private CompletableFuture<RateLimitDecision> decideParts(RequestLedger ledger, BoundLimits limits,
+                                                             LiveLimits.Part first, int permits, Object key) {
+        String argument = null;
+        for (LiveLimits.Part p = first; p != null; p = p.next) {
+            if (p.per == RateLimitPer.ARGUMENT) {
+                argument = partition(ledger, limits, p, key); // one digest per call
+                break;
+            }
+        }
+        return decidePart(ledger, first, null, permits, argument);
+    }
+
+    /** The partition of a part that counts per address or per argument (then {@code key}'s digest). */
+    private String partition(RequestLedger ledger, BoundLimits limits, LiveLimits.Part part, Object key) {
+        if (part.per == RateLimitPer.ADDRESS) {
+            return address(ledger);
+        }
+        if (key == NO_KEY) {
+            throw new IllegalArgumentException("ratelimit: the limit \"" + part.request.policy(0).name()
+                    + "\" counts per argument: give the key whose count it spends (" + limits.where() + ")");
+        }
+        return argumentKeys.partition(key, limits.exactKey());
+    }
+
+    private CompletableFuture<RateLimitDecision> decidePart(RequestLedger ledger, LiveLimits.Part part,
+                                                            RateLimitDecision previous, int permits, String argument) {
+        String partition = switch (part.per) {
+            case ADDRESS -> address(ledger);
+            case ARGUMENT -> argument;
+            default -> ledger.partition();
+        };
+        RateLimitRequest request = part.request;
+        CompletableFuture<RateLimitDecision> decided;
+        if (atOnce) {
+            try {
+                decided = CompletableFuture.completedFuture(store.decide(partition, request, permits));
+            } catch (RateLimitStoreException e) {
+                decided = CompletableFuture.failedFuture(e);
+            }
+        } else {
+            decided = store.acquire(partition, request, permits).toCompletableFuture();
+        }
+        if (decided.isDone() && !decided.isCompletedExceptionally()) {
+            return next(ledger, part, previous, permits, argument, record(ledger, request, part, previous, decided.join()));
+        }
+        return decided.handle((decision, failure) -> {
+            if (failure != null) {
+                count(part.keys, RateLimitMetrics.Outcome.FAILED);
+                giveBackCall(ledger, previous);
+                return CompletableFuture.<RateLimitDecision>failedFuture(DecisionStages.cause(failure));
+            }
+            return next(ledger, part, previous, permits, argument, record(ledger, request, part, previous, decision));
+        }).thenCompose(stage -> stage);
+    }
+
+    /** After one part's decision: the next part, or the answer. */
+    private CompletableFuture<RateLimitDecision> next(RequestLedger ledger, LiveLimits.Part part,
+                                                      RateLimitDecision previous, int permits, String argument,
+                                                      RateLimitDecision decision) {
+        if (!decision.allowed()) {
+            giveBackCall(ledger, previous);
+            return CompletableFuture.completedFuture(decision);
+        }
+        return part.next == null ? CompletableFuture.completedFuture(decision)
+                : decidePart(ledger, part.next, decision, permits, argument);
+    }
+
+    /** Gives back the decisions of one call's earlier parts: from {@code last} back to its first. */
+    private void giveBackCall(RequestLedger ledger, RateLimitDecision last) {
+        for (RateLimitDecision d = last; d != null; d = ledger.earlierInCall(d)) {
+            giveBack(ledger, d);
+        }
+    }
+
+    /**
+     * The partition of a limit per address: the caller's client as {@code ratelimit.partition-by=address} finds it,
+     * {@code addr:unknown} outside an HTTP request or where the runtime cannot tell.
+     */
+    private String address(RequestLedger ledger) {
+        RateLimitCaller caller = ledger.caller();
+        if (caller instanceof AddressedCaller addressed) {
+            return addressed.resolvedClient().partition();
+        }
+        InetAddress client = caller == null ? null : caller.clientAddress();
+        return client == null ? ClientAddresses.UNKNOWN : settings.clientAddresses().partition(client);
+    }
+
+    /**
+     * A call went well: its parts that count only failures, and that its outcome judges (a bean method's return
+     * without an exception, a stage or a {@code Uni} that completes), give their permits back. Never blocks; the
+     * ledger's headers show the permits back.
+     *
+     * @param decision what {@link #decide} answered for the call; null: nothing
+     */
+    public void succeeded(RequestLedger ledger, RateLimitDecision decision) {
+        for (RateLimitDecision d = decision; d != null && d.allowed(); d = ledger.earlierInCall(d)) {
+            if (ledger.settle(d, false)) {
+                store.release(d);
+            }
+        }
+    }
+
+    /**
+     * The response of a request is known: each part of its resource method's limits (or of the programmatic API's)
+     * that counts only failures gives its permits back when {@code status} is not one of its failures. Never blocks.
+     *
+     * @param status the final status of the request's response
+     */
+    public void settle(RequestLedger ledger, int status) {
+        for (RateLimitDecision d : ledger.succeededBy(status)) {
+            store.release(d);
+        }
+    }
+
     /** An acquire of more permits than an enforced limit holds could never succeed: the caller's mistake. */
-    private static void checkReachable(RequestLedger ledger, RateLimitRequest request, int permits) {
-        for (int i = 0; i < request.size(); i++) {
-            if (request.kind(i) != Kind.CHARGE && (long) request.cost(i) * permits > request.policy(i).permitLimit()) {
-                throw new IllegalArgumentException("ratelimit: acquiring " + permits + " permits of \""
-                        + request.policy(i).name() + "\" can never succeed: it holds " + request.policy(i).permitLimit()
-                        + (ledger.planName() == null ? "" : " for the plan \"" + ledger.planName() + "\""));
+    private static void checkReachable(RequestLedger ledger, LiveLimits.Part part, int permits) {
+        for (LiveLimits.Part p = part; p != null; p = p.next) {
+            RateLimitRequest request = p.request;
+            for (int i = 0; i < request.size(); i++) {
+                if (request.kind(i) != Kind.CHARGE && (long) request.cost(i) * permits > request.policy(i).permitLimit()) {
+                    throw new IllegalArgumentException("ratelimit: acquiring " + permits + " permits of \""
+                            + request.policy(i).name() + "\" can never succeed: it holds " + request.policy(i).permitLimit()
+                            + (ledger.planName() == null ? "" : " for the plan \"" + ledger.planName() + "\""));
+                }
             }
         }
     }
@@ -240,9 +396,10 @@ public final class RateLimitEngine {
         }
     }
 
-    private RateLimitDecision record(RequestLedger ledger, RateLimitRequest sent, BoundKey[] keys,
-                                     RateLimitDecision decision) {
-        if (!ledger.record(decision, keys) && decision.allowed()) {
+    private RateLimitDecision record(RequestLedger ledger, RateLimitRequest sent, LiveLimits.Part part,
+                                     RateLimitDecision earlier, RateLimitDecision decision) {
+        BoundKey[] keys = part.keys;
+        if (!ledger.record(decision, part, earlier) && decision.allowed()) {
             store.release(decision); // the request has given back everything already: this must not stay spent
         }
         if (allowOnFailure && decision.request() != sent) {
@@ -264,7 +421,7 @@ public final class RateLimitEngine {
                 case REFUSED -> {
                     if (decision.request().kind(i) == Kind.ACQUIRE) {
                         key.count(RateLimitMetrics.Outcome.REFUSED);
-                        key.refusals.refused(ledger.partition());
+                        key.refusals.refused(decision.partition());
                     } else if (allowed) {
                         key.count(RateLimitMetrics.Outcome.SHADOW_REFUSED);
                         key.shadow.wouldHaveRefused();
@@ -320,6 +477,11 @@ public final class RateLimitEngine {
             return 0;
         }
         return plan.index();
+    }
+
+    /** The partitions of limits per argument. */
+    ArgumentKeys argumentKeys() {
+        return argumentKeys;
     }
 
     String planName(LiveLimits live, int index) {

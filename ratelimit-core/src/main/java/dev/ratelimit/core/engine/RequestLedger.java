@@ -18,7 +18,9 @@ import java.util.List;
  * <p>It makes three rules simple: exactly once (a call site is decided once per request:
  * {@link RateLimitEngine} claims it here; the interceptor recognises the request's resource method), a
  * 429 costs nothing ({@link RateLimitEngine#giveBack} returns every permit spent), and the headers
- * ({@link #reported()} and {@link #headline()}, nothing recomputed).
+ * ({@link #reported()} and {@link #headline()}, nothing recomputed). A limit that counts only failures gives its
+ * permits back when the call succeeded ({@link RateLimitEngine#settle}, {@link RateLimitEngine#succeeded}); the
+ * headers then show the count after it. Limits per argument stay out of an allowed request's headers.
  *
  * <p>One request at a time, but its parts may run on different threads (a decision completed by a remote
  * store's thread): every method that reads or writes the decisions is synchronized.
@@ -31,11 +33,11 @@ public final class RequestLedger {
     private final String partition;
     private final Method resourceMethod;
     // What a request that decides once needs, in fields: most requests decide once (one call site, one decision).
-    // The decisions are kept in order, each with the bound keys of its limits; the second and later ones in rest.
+    // The decisions are kept in order, each with the part of its call site it decided; the second and later in rest.
     private int plan = -1;
     private Object claimed;
     private RateLimitDecision firstDecision;
-    private BoundKey[] firstKeys;
+    private LiveLimits.Part firstPart;
     private Rest rest;
 
     /**
@@ -48,20 +50,29 @@ public final class RequestLedger {
         Object secondClaimed;
         List<Object> moreClaimed;
         RateLimitDecision secondDecision;
-        BoundKey[] secondKeys;
+        LiveLimits.Part secondPart;
+        /** The decision of the same call's part before the second one, or null. */
+        RateLimitDecision secondEarlier;
         /** The third decision on, the latest first; {@code more} of them. */
         Decided latest;
         int more;
         boolean released;
         /** Decisions given back on their own ({@link #forget}), left out of {@link #takeForRelease}; usually null. */
         List<RateLimitDecision> forgotten;
+        /**
+         * Decisions of limits that count only failures, given back because their call succeeded; their headers show
+         * the count after it. Usually null.
+         */
+        List<RateLimitDecision> settled;
     }
 
     /**
-     * A decision after the second, with the bound keys of its limits, and the one recorded before it (the first two
-     * are kept in fields): a chain, so that each decision past the second costs this record alone.
+     * A decision after the second, with the part of its call site it decided, the decision of the same call's part
+     * before it (or null), and the one recorded before it (the first two are kept in fields): a chain, so that each
+     * decision past the second costs this record alone.
      */
-    private record Decided(RateLimitDecision decision, BoundKey[] keys, Decided earlier) {
+    private record Decided(RateLimitDecision decision, LiveLimits.Part part, RateLimitDecision earlierInCall,
+                           Decided earlier) {
     }
 
     RequestLedger(LiveLimits live, RateLimitCaller caller, String partition, Method resourceMethod) {
@@ -76,7 +87,12 @@ public final class RequestLedger {
         return live;
     }
 
-    /** The partition every limit of the request spends from. */
+    /** The caller (null for a call with an explicit partition). */
+    RateLimitCaller caller() {
+        return caller;
+    }
+
+    /** The partition every limit per caller of the request spends from. */
     public String partition() {
         return partition;
     }
@@ -155,23 +171,26 @@ public final class RequestLedger {
     /**
      * Records a decision; the first refusing one becomes the request's refusal.
      *
+     * @param part          the part of its call site that it decided
+     * @param earlierInCall the decision of the same call's part before it, or null for a call's first
      * @return false when the request has given back its permits already ({@link #takeForRelease}): then the
      *         caller gives this decision's back too
      */
-    synchronized boolean record(RateLimitDecision decision, BoundKey[] keys) {
+    synchronized boolean record(RateLimitDecision decision, LiveLimits.Part part, RateLimitDecision earlierInCall) {
         int size = size();
         switch (size) {
             case 0 -> {
                 firstDecision = decision;
-                firstKeys = keys;
+                firstPart = part;
             }
             case 1 -> {
                 Rest rest = rest();
                 rest.secondDecision = decision;
-                rest.secondKeys = keys;
+                rest.secondPart = part;
+                rest.secondEarlier = earlierInCall;
             }
             default -> {
-                rest.latest = new Decided(decision, keys, rest.latest);
+                rest.latest = new Decided(decision, part, earlierInCall, rest.latest);
                 rest.more++;
             }
         }
@@ -187,6 +206,16 @@ public final class RequestLedger {
         return refusal < 0 ? null : decision(refusal);
     }
 
+    /**
+     * True when the request's refusal is to be answered at once, before the request filters after the limiter's: a
+     * limit that counts only failures refused it (else a later filter's own answer to a wrong guess, a 401, would tell
+     * it from a right one, which gets the 429).
+     */
+    public synchronized boolean answersRefusalAtOnce() {
+        int refusal = refusalIndex();
+        return refusal >= 0 && part(refusal).failuresOnly != null;
+    }
+
     private RateLimitDecision decision(int index) {
         return switch (index) {
             case 0 -> firstDecision;
@@ -195,12 +224,16 @@ public final class RequestLedger {
         };
     }
 
-    private BoundKey[] keys(int index) {
+    private LiveLimits.Part part(int index) {
         return switch (index) {
-            case 0 -> firstKeys;
-            case 1 -> rest.secondKeys;
-            default -> decided(index).keys();
+            case 0 -> firstPart;
+            case 1 -> rest.secondPart;
+            default -> decided(index).part();
         };
+    }
+
+    private BoundKey[] keys(int index) {
+        return part(index).keys;
     }
 
     /** The decision at {@code index}, 2 or more. */
@@ -210,6 +243,26 @@ public final class RequestLedger {
             d = d.earlier();
         }
         return d;
+    }
+
+    /** The index of {@code decision} among those recorded, or -1. */
+    private int indexOf(RateLimitDecision decision) {
+        for (int e = size() - 1; e >= 0; e--) {
+            if (decision(e) == decision) {
+                return e;
+            }
+        }
+        return -1;
+    }
+
+    /** The decision of the part decided before {@code decision} in the same call, or null. */
+    synchronized RateLimitDecision earlierInCall(RateLimitDecision decision) {
+        int index = indexOf(decision);
+        return switch (index) {
+            case -1, 0 -> null;
+            case 1 -> rest.secondEarlier;
+            default -> decided(index).earlierInCall();
+        };
     }
 
     /** The allowed decisions, once: what a refused request gives back; empty the second time. */
@@ -223,7 +276,7 @@ public final class RequestLedger {
         List<RateLimitDecision> allowed = new ArrayList<>(size);
         for (int e = 0; e < size; e++) {
             RateLimitDecision decision = decision(e);
-            if (decision.allowed() && !isForgotten(decision)) {
+            if (decision.allowed() && !contains(rest.forgotten, decision) && !contains(rest.settled, decision)) {
                 allowed.add(decision);
             }
         }
@@ -237,7 +290,7 @@ public final class RequestLedger {
      */
     synchronized boolean forget(RateLimitDecision decision) {
         Rest rest = rest();
-        if (rest.released || isForgotten(decision)) {
+        if (rest.released || contains(rest.forgotten, decision) || contains(rest.settled, decision)) {
             return false;
         }
         if (rest.forgotten == null) {
@@ -247,9 +300,59 @@ public final class RequestLedger {
         return true;
     }
 
-    private boolean isForgotten(RateLimitDecision decision) {
-        if (rest != null && rest.forgotten != null) {
-            for (RateLimitDecision d : rest.forgotten) {
+    /**
+     * Notes that the call of one decision succeeded, when its part counts only failures and its call's outcome judges
+     * it: the caller gives its permits back.
+     *
+     * @param byStatus true when the response's status judged it; false when the method's outcome did
+     * @return true when the caller is to give the decision's permits back (once)
+     */
+    synchronized boolean settle(RateLimitDecision decision, boolean byStatus) {
+        int index = indexOf(decision);
+        if (index < 0 || !decision.allowed()) {
+            return false;
+        }
+        LiveLimits.Part part = part(index);
+        if (part.failuresOnly == null || part.byStatus != byStatus) {
+            return false;
+        }
+        Rest rest = rest();
+        if (rest.released || contains(rest.forgotten, decision) || contains(rest.settled, decision)) {
+            return false;
+        }
+        if (rest.settled == null) {
+            rest.settled = new ArrayList<>(2);
+        }
+        rest.settled.add(decision);
+        return true;
+    }
+
+    /**
+     * The decisions that the response's status tells succeeded: those of parts that count only failures and that the
+     * status judges (a resource method's limits, the programmatic API's), unless {@code status} is one of their
+     * failures. Each once; none when the request was refused (it gives everything back).
+     */
+    synchronized List<RateLimitDecision> succeededBy(int status) {
+        if (refusalIndex() >= 0 || firstDecision == null || (rest == null && firstPart.failuresOnly == null)) {
+            return List.of();
+        }
+        List<RateLimitDecision> succeeded = List.of();
+        for (int e = 0, size = size(); e < size; e++) {
+            LiveLimits.Part part = part(e);
+            if (part.byStatus && part.failuresOnly != null && !part.failuresOnly.failure(status)
+                    && settle(decision(e), true)) {
+                if (succeeded.isEmpty()) {
+                    succeeded = new ArrayList<>(2);
+                }
+                succeeded.add(decision(e));
+            }
+        }
+        return succeeded;
+    }
+
+    private static boolean contains(List<RateLimitDecision> decisions, RateLimitDecision decision) {
+        if (decisions != null) {
+            for (RateLimitDecision d : decisions) {
                 if (d == decision) {
                     return true;
                 }
@@ -258,10 +361,15 @@ public final class RequestLedger {
         return false;
     }
 
+    private boolean settled(RateLimitDecision decision) {
+        return rest != null && contains(rest.settled, decision);
+    }
+
     /**
      * The outcome the single-value headers ({@code RateLimit-Limit}, {@code -Remaining}, {@code -Reset})
      * describe: the last limit decided; when refused, the refusing limit with the longest wait. Limits in
-     * shadow mode are never reported. Null when nothing reportable was decided.
+     * shadow mode are never reported, limits per argument only when they refused. Null when nothing reportable was
+     * decided.
      */
     public synchronized Outcome headline() {
         int refusal = refusalIndex();
@@ -272,12 +380,17 @@ public final class RequestLedger {
             RateLimitDecision decision = decision(e);
             BoundKey[] keys = keys(e);
             for (int i = decision.size() - 1; i >= 0; i--) {
-                if (!keys[i].shadow()) {
-                    return decision.outcome(i);
+                if (reportedWhenAllowed(keys[i])) {
+                    return settled(decision) ? afterGiveBack(decision, i) : decision.outcome(i);
                 }
             }
         }
         return null;
+    }
+
+    /** A limit shows in an allowed request's headers unless it is in shadow mode or counts per argument. */
+    private static boolean reportedWhenAllowed(BoundKey key) {
+        return !key.shadow() && !key.quiet();
     }
 
     /**
@@ -288,7 +401,7 @@ public final class RequestLedger {
      */
     public synchronized List<Outcome> reported() {
         if (rest == null && firstDecision != null && firstDecision.size() == 1) { // the common case: one decision, allowed
-            return firstKeys[0].shadow() ? List.of() : List.of(firstDecision.outcome(0));
+            return reportedWhenAllowed(firstPart.keys[0]) ? List.of(firstDecision.outcome(0)) : List.of();
         }
         List<Outcome> all = decidedInOrder();
         List<Outcome> once = new ArrayList<>(all.size());
@@ -317,9 +430,10 @@ public final class RequestLedger {
             for (int e = 0, size = size(); e < size; e++) {
                 RateLimitDecision decision = decision(e);
                 BoundKey[] keys = keys(e);
+                boolean settled = settled(decision);
                 for (int i = 0; i < decision.size(); i++) {
-                    if (!keys[i].shadow()) {
-                        all.add(decision.outcome(i));
+                    if (reportedWhenAllowed(keys[i])) {
+                        all.add(settled ? afterGiveBack(decision, i) : decision.outcome(i));
                     }
                 }
             }
@@ -332,9 +446,8 @@ public final class RequestLedger {
             }
             BoundKey[] keys = keys(e);
             for (int i = 0; i < d.size(); i++) {
-                if (!keys[i].shadow()) {
-                    Outcome o = d.outcome(i);
-                    all.add(o.spent() && d.request().kind(i) != Kind.CHARGE ? givenBack(o, d.permits(i)) : o);
+                if (reportedWhenAllowed(keys[i])) {
+                    all.add(afterGiveBack(d, i));
                 }
             }
         }
@@ -353,6 +466,12 @@ public final class RequestLedger {
         }
         all.add(headline);
         return all;
+    }
+
+    /** Limit {@code i} of an allowed decision as it stands once the decision's permits are given back. */
+    private static Outcome afterGiveBack(RateLimitDecision d, int i) {
+        Outcome o = d.outcome(i);
+        return o.spent() && d.request().kind(i) != Kind.CHARGE ? givenBack(o, d.permits(i)) : o;
     }
 
     private static Outcome givenBack(Outcome o, long permits) {

@@ -18,20 +18,23 @@ import java.util.concurrent.CompletableFuture;
  * <ol>
  *   <li>{@link #decideScope}: the request filter of a scope (TRANSPORT, between authentication and authorization;
  *       PRINCIPAL, after authorization) decides that scope's limits. A refusal is recorded in the ledger, not
- *       answered: step 2 answers it.</li>
+ *       answered: step 2 answers it; but a refusal by a limit that counts only failures is answered here, at once,
+ *       so that no later filter's answer (a 401 to a wrong password) tells a guesser which attempt was right.</li>
  *   <li>{@link #answerRefusal}: the last request filter answers a recorded refusal with
  *       {@link RateLimitExceededException} (the exception mapper's 429). Running last, it lets a later filter's own
  *       refusal (401, 403, 415...) win, and the body is never read.</li>
  *   <li>{@link #respond}, once the response's status is known: a refused request gives back every permit it spent
- *       (a 429, or another filter's refusal after the limiter's: either way it spends nothing), and</li>
+ *       (a 429, or another filter's refusal after the limiter's: either way it spends nothing); a request that was let
+ *       through gives back the permits of its limits that count only failures when the status is a success for them;
+ *       and</li>
  *   <li>the rate-limit headers are written on every response the limiter answered or let through; another filter's
  *       refusal gets none.</li>
  * </ol>
  *
- * <p>Where a limit that counts only failures (given back on success) plugs in: its refusal is answered at once in
- * step 1 (thrown there, or the suspended request resumed with it) instead of being left to step 2; its give-back on
- * a success status belongs to step 3, before the headers are written, so that they show the count after it. A
- * bean method's outcome is the interceptor's to judge, through the engine's give-back of one decision.
+ * <p>A bean method's limits that count only failures are judged by its outcome, which the interceptor sees
+ * ({@link RateLimitEngine#succeeded}); a resource method's by the status, here, even where the interceptor decided
+ * them (its limits per argument). A response never written (a dropped connection, a request never resumed) never
+ * gets here: its attempt stays counted as a failure.
  *
  * <p>Stateless; the ledger keeps each request's state.
  */
@@ -55,6 +58,7 @@ public final class RequestLifecycle {
      * @param suspension how the runtime suspends a request filter
      * @throws RateLimitStoreException when the store failed and {@code ratelimit.store.on-failure} is {@code fail}
      *                                 (its exception mapper answers: 500, empty body)
+     * @throws RateLimitExceededException when a limit that counts only failures refused the request: answered at once
      */
     public static <R> void decideScope(RateLimitEngine engine, RequestLedger ledger, BoundLimits limits, R request,
                                        Suspension<? super R> suspension) {
@@ -63,11 +67,20 @@ public final class RequestLifecycle {
         }
         CompletableFuture<RateLimitDecision> answer = engine.decide(ledger, limits, 1);
         if (!answer.isDone() && suspension.suspend(request)) {
-            answer.whenComplete((decision, failure) ->
-                    suspension.resume(request, failure == null ? null : DecisionStages.cause(failure)));
+            answer.whenComplete((decision, failure) -> suspension.resume(request,
+                    failure != null ? DecisionStages.cause(failure) : refusedAtOnce(ledger)));
             return;
         }
         DecisionStages.join(answer);
+        RateLimitExceededException refused = refusedAtOnce(ledger);
+        if (refused != null) {
+            throw refused;
+        }
+    }
+
+    /** The refusal to answer at once: one by a limit that counts only failures; else null. */
+    private static RateLimitExceededException refusedAtOnce(RequestLedger ledger) {
+        return ledger.answersRefusalAtOnce() ? new RateLimitExceededException(ledger.refusal()) : null;
     }
 
     /**
@@ -103,12 +116,14 @@ public final class RequestLifecycle {
     }
 
     /**
-     * Step 3: a refused request spends nothing, whoever answered it.
+     * Step 3: a refused request spends nothing, whoever answered it; one that was let through gives back what its
+     * limits that count only failures spent when {@code status} is a success for them.
      *
      * @return false when another filter answered the request after the limiter refused it: it gets no headers
      */
     private static boolean giveBack(RateLimitEngine engine, RequestLedger ledger, int status) {
         if (ledger.refusal() == null) {
+            engine.settle(ledger, status);
             return true;
         }
         if (status >= 400) {

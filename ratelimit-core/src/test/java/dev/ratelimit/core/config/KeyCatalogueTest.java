@@ -121,13 +121,14 @@ class KeyCatalogueTest {
         every.put("ratelimit.ipv4-prefix", "24");
         every.put("ratelimit.ipv6-prefix", "56");
         every.put("ratelimit.max-tracked-partitions", "500");
+        every.put("ratelimit.key-secret", "a secret of at least sixteen characters");
         every.put("ratelimit.global.permit-limit", "1000");
         every.put("ratelimit.global.window-seconds", "30");
         every.put("ratelimit.global.name", "everyone");
         every.put("ratelimit.global.scope", "PRINCIPAL");
         every.put("ratelimit.global.algorithm", "TOKEN_BUCKET");
         for (String property : List.of("permit-limit=10", "window-seconds=20", "algorithm=STRICT_WINDOW", "mode=enforce",
-                "max-wait-millis=100", "per=application")) {
+                "max-wait-millis=100", "per=application", "failures-only=true", "failure-statuses=401,403")) {
             String[] kv = property.split("=");
             every.put("ratelimit.limits.default." + kv[0], kv[1]);
         }

@@ -618,4 +618,44 @@ class RateLimitSettingsTest {
         }
         return RateLimitSettings.of(values);
     }
+
+    @Test
+    void aKeySecretShorterThanSixteenCharactersFailsNamingTheKeyButNeverTheSecret() {
+        assertThatThrownBy(() -> RateLimitSettings.of(Map.of(RateLimitSettings.KEY_SECRET, "hunter2")))
+                .isInstanceOf(InvalidRateLimitException.class)
+                .hasMessage("ratelimit configuration: ratelimit.key-secret must be at least 16 characters, was 7")
+                .hasMessageNotContaining("hunter2");
+        assertThat(RateLimitSettings.of(Map.of(RateLimitSettings.KEY_SECRET, "sixteen chars ok")).keySecret())
+                .isEqualTo("sixteen chars ok");
+        assertThat(RateLimitSettings.of(Map.of()).keySecret()).isNull();
+        assertThat(RateLimitSettings.of(Map.of(RateLimitSettings.KEY_SECRET, "sixteen chars ok")).toString())
+                .doesNotContain("sixteen chars ok");
+    }
+
+    @Test
+    void failuresOnlyFailureStatusesAndTheNewPerValuesAreRead() {
+        RateLimitSettings settings = RateLimitSettings.of(Map.of("ratelimit.limits.login.failures-only", "TRUE",
+                "ratelimit.limits.login.failure-statuses", "401,403", "ratelimit.limits.login.per", "address",
+                "ratelimit.limits.account.per", "Argument"));
+        assertThat(settings.limit("login").failuresOnly()).isTrue();
+        assertThat(settings.limit("login").failureStatuses().toString()).isEqualTo("401,403");
+        assertThat(settings.limit("login").per()).isEqualTo(dev.ratelimit.core.RateLimitPer.ADDRESS);
+        assertThat(settings.limit("account").per()).isEqualTo(dev.ratelimit.core.RateLimitPer.ARGUMENT);
+        assertThat(settings.unknownKeys(java.util.Set.of("login", "account"))).isEmpty();
+    }
+
+    @Test
+    void malformedFailuresOnlyOrFailureStatusesFailNamingKeyAndValue() {
+        assertThatThrownBy(() -> RateLimitSettings.of(Map.of("ratelimit.limits.login.failures-only", "yes")))
+                .isInstanceOf(InvalidRateLimitException.class)
+                .hasMessage("ratelimit configuration: ratelimit.limits.login.failures-only must be true or false, was \"yes\"");
+        assertThatThrownBy(() -> RateLimitSettings.of(Map.of("ratelimit.limits.login.failure-statuses", "40x")))
+                .isInstanceOf(InvalidRateLimitException.class)
+                .hasMessageStartingWith("ratelimit configuration: ratelimit.limits.login.failure-statuses must be HTTP "
+                        + "statuses from 400 to 599").hasMessageContaining("was \"40x\"");
+        assertThatThrownBy(() -> RateLimitSettings.of(Map.of("ratelimit.limits.login.per", "account")))
+                .isInstanceOf(InvalidRateLimitException.class)
+                .hasMessage("ratelimit configuration: ratelimit.limits.login.per must be caller, application, address "
+                        + "or argument, was \"account\"");
+    }
 }

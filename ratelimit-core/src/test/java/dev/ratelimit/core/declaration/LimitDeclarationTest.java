@@ -49,12 +49,12 @@ class LimitDeclarationTest {
     void aValueOfTheWrongTypeOrAnUnknownMemberIsKeptNamingTheMemberAndTheValue() {
         LimitDeclaration d = LimitDeclaration.builder(DeclaredOn.METHOD, "R.m()").member("permitLimit", 3_000_000_000L)
                 .member("windowSeconds", "soon").member("name", 7).member("scope", "EVERYWHERE")
-                .member("failuresOnly", true).build();
+                .member("burstiness", true).build();
         assertThat(d.unreadable()).containsExactly("permitLimit must be an int, was 3000000000",
                 "windowSeconds must be a whole number, was soon",
                 "name must be text, was 7",
                 "scope EVERYWHERE is not one this version of ratelimit knows [TRANSPORT, PRINCIPAL]",
-                "the member failuresOnly (true) is not one this version of ratelimit reads " + LimitDeclaration.MEMBERS);
+                "the member burstiness (true) is not one this version of ratelimit reads " + LimitDeclaration.MEMBERS);
         assertThat(d.permitLimit()).isEqualTo(100);
     }
 }

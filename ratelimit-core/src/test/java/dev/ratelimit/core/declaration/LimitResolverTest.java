@@ -131,12 +131,12 @@ class LimitResolverTest {
     @Test
     void whatAReaderCouldNotReadIsAProblemNamingTheMember() {
         LimitDeclaration unread = on(DeclaredOn.METHOD, "R.m()").member("algorithm", "FASTEST")
-                .member("failuresOnly", true).build();
+                .member("burstiness", true).build();
         assertThat(LimitResolver.resolve(null, MethodDeclarations.beanMethod("R.m()", List.of(), List.of(unread)))
                 .problems()).extracting(Problem::message).containsExactly(
                 "@RateLimit on R.m(): algorithm FASTEST is not one this version of ratelimit knows [SLIDING_WINDOW, "
                         + "STRICT_WINDOW, TOKEN_BUCKET]",
-                "@RateLimit on R.m(): the member failuresOnly (true) is not one this version of ratelimit reads "
+                "@RateLimit on R.m(): the member burstiness (true) is not one this version of ratelimit reads "
                         + LimitDeclaration.MEMBERS);
     }
 

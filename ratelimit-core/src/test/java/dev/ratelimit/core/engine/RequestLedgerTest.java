@@ -9,6 +9,7 @@ import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitDecision.Outcome;
 import dev.ratelimit.core.RateLimitDecision.State;
 import dev.ratelimit.core.RateLimitMode;
+import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
@@ -332,7 +333,7 @@ class RequestLedgerTest {
             outcomes[i] = parts[i].outcome();
         }
         RateLimitDecision decision = RateLimitDecision.ofArray(ledger.partition(), request.build(), multiple, outcomes.clone());
-        ledger.record(decision, keys);
+        ledger.record(decision, new LiveLimits.Part(request.build(), keys, RateLimitPer.CALLER, null, true, null), null);
         return decision;
     }
 

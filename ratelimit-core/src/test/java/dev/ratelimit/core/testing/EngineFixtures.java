@@ -88,7 +88,8 @@ public final class EngineFixtures {
                 case METHOD -> methodLevel.add(d);
             }
         }
-        return LimitResolver.resolve(global, new MethodDeclarations(where, kind, module, classLevel, methodLevel));
+        return LimitResolver.resolve(global, new MethodDeclarations(where, kind, module, classLevel, methodLevel,
+                List.of(), true));
     }
 
     /** What an adapter on a thread that may wait runs: the engine's one entry point for a call site, read. */

@@ -689,6 +689,47 @@ public abstract class RateLimitStoreContract {
         assertBucket(one(p, limit), limit, true, 9, SECOND);
     }
 
+    // ---------------------------------------------------------------- only failures, per address, per argument
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(RateLimitAlgorithm.class)
+    void permitsOfSuccessesGivenBackLeaveOnlyFailuresAndCallsInFlightInTheCount(RateLimitAlgorithm algorithm) {
+        RateLimitPolicy login = policy("login", 5, 900, algorithm);
+        String p = partition("addr:192.0.2.1");
+        List<RateLimitDecision> admitted = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            RateLimitDecision d = acquire(p, login);
+            if (d.allowed()) {
+                admitted.add(d);
+            }
+        }
+        assertThat(admitted).as("twenty calls in flight: five taken on admission").hasSize(5);
+
+        for (int i = 0; i < 3; i++) {
+            release(admitted.get(i)); // three succeeded: two failures stay
+        }
+
+        assertThat(one(p, login).remaining()).as("two failures and this call").isEqualTo(2);
+        assertThat(one(p, login).remaining()).isEqualTo(1);
+        assertThat(one(p, login).remaining()).isZero();
+        assertThat(acquire(p, login).allowed()).isFalse();
+    }
+
+    @Test
+    void givingBackOnePartOfACallLeavesItsOtherPartsSpent() {
+        RateLimitPolicy address = policy("address", 5, 900, RateLimitAlgorithm.STRICT_WINDOW);
+        RateLimitPolicy account = policy("account", 10, 3600);
+        String byAddress = partition("addr:192.0.2.1");
+        String byAccount = partition("arg:ZLsAxOmIpTUF96wVxfqzuQ");
+        acquire(byAddress, address);
+        RateLimitDecision accountPart = acquire(byAccount, account);
+
+        release(accountPart); // the part that counts only failures, given back on success
+
+        assertThat(one(byAddress, address).remaining()).isEqualTo(3);
+        assertThat(one(byAccount, account).remaining()).isEqualTo(9);
+    }
+
     // ---------------------------------------------------------------- shadow (SPEC 12)
 
     @Test

@@ -16,6 +16,7 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import java.security.Principal;
+import java.util.function.Function;
 
 /**
  * The admin API over HTTP (SPEC 19), served at {@code ratelimit.admin.path} ({@link AdminPathFilter} rewrites it
@@ -80,6 +81,44 @@ public class AdminResource {
         } catch (RateLimitStoreException e) {
             return problem(503, "Service Unavailable", e.getMessage());
         }
+    }
+
+    /**
+     * A count of a limit per argument, found by the value it counts (an account): the digest is computed here, and
+     * the answer names the partition, never the value.
+     */
+    @GET
+    @Path("limits/{name}/partitions")
+    public Response countByKey(@PathParam("name") String name, @QueryParam("key") String key,
+                               @QueryParam("plan") String plan, @Context SecurityContext security) {
+        return byKey(name, key, security, "read", partition -> count(name, partition, plan, security));
+    }
+
+    /** Starts the count of a limit per argument afresh, found by the value it counts. */
+    @DELETE
+    @Path("limits/{name}/partitions")
+    public Response resetByKey(@PathParam("name") String name, @QueryParam("key") String key,
+                               @QueryParam("plan") String plan, @Context SecurityContext security) {
+        return byKey(name, key, security, "start afresh", partition -> reset(name, partition, plan, security));
+    }
+
+    /** What {@code then} answers for the partition of {@code key}, once the caller may ask and the key is given. */
+    private Response byKey(String name, String key, SecurityContext security, String what,
+                           Function<String, Response> then) {
+        Response denied = denied(security);
+        if (denied != null) {
+            return denied;
+        }
+        if (key == null) {
+            return problem(400, "Bad Request", "ratelimit: give the value whose count to " + what + ": ?key=<value>");
+        }
+        String partition;
+        try {
+            partition = admin.keyPartition(name, key);
+        } catch (IllegalArgumentException e) {
+            return problem(404, "Not Found", e.getMessage());
+        }
+        return then.apply(partition);
     }
 
     @GET

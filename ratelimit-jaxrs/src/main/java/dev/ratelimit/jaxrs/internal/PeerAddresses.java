@@ -8,6 +8,7 @@ import java.lang.invoke.MethodType;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -27,7 +28,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the reader fails, the peer is unknown ({@code addr:unknown}) and one warning says that client addresses are
  * not available on this runtime.
  */
-final class PeerAddresses {
+public final class PeerAddresses {
 
     private static final System.Logger LOG = System.getLogger("dev.ratelimit");
 
@@ -79,6 +80,38 @@ final class PeerAddresses {
     private static final AtomicBoolean WARNED = new AtomicBoolean();
 
     private PeerAddresses() {
+    }
+
+    /** The packages of the Jakarta REST runtimes whose requests' peers this class reads. */
+    private static final List<String> KNOWN_RUNTIMES = List.of("org.glassfish.jersey.", "org.jboss.resteasy.",
+            "io.quarkus.", "io.openliberty.", "com.ibm.ws.");
+
+    /**
+     * True when {@code runtimeObject} (an object the Jakarta REST runtime made, such as the {@code FeatureContext} a
+     * {@code DynamicFeature} is given) belongs to a runtime whose requests' peers this class can read: Jersey (the
+     * embedded server, Payara), RESTEasy (Open Liberty) or Quarkus REST. Known at deployment, before any request.
+     */
+    public static boolean knownRuntime(Object runtimeObject) {
+        for (Class<?> c = runtimeObject.getClass(); c != null && c != Object.class; c = c.getSuperclass()) {
+            if (known(c)) {
+                return true;
+            }
+            for (Class<?> implemented : c.getInterfaces()) {
+                if (known(implemented)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static boolean known(Class<?> type) {
+        for (String prefix : KNOWN_RUNTIMES) {
+            if (type.getName().startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The peer of {@code request} as text, or null (warned about once) when this runtime cannot tell it. */

@@ -30,4 +30,12 @@ class PeerAddressesTest {
                     .contains("addr:unknown");
         }
     }
+
+    @Test
+    void theRuntimesWhosePeersItReadsAreKnownAtDeploymentAndAnyOtherIsNot() {
+        assertThat(PeerAddresses.knownRuntime(new org.glassfish.jersey.server.ResourceConfig())).as("Jersey").isTrue();
+        assertThat(PeerAddresses.knownRuntime(new Object())).isFalse();
+        assertThat(PeerAddresses.knownRuntime(Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {ContainerRequestContext.class}, (proxy, method, args) -> null))).as("no runtime's").isFalse();
+    }
 }

@@ -1,6 +1,7 @@
 package dev.ratelimit.openapi.processor;
 
 import dev.ratelimit.core.declaration.DeclaredOn;
+import dev.ratelimit.core.declaration.KeyParameter;
 import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.core.declaration.LimitResolver;
 import dev.ratelimit.core.declaration.MethodDeclarations;
@@ -17,9 +18,13 @@ import javax.annotation.processing.Messager;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.AnnotationValue;
 import javax.lang.model.element.Element;
+import javax.lang.model.element.ElementKind;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
+import javax.lang.model.type.DeclaredType;
+import javax.lang.model.type.TypeKind;
+import javax.lang.model.type.TypeMirror;
 import javax.tools.Diagnostic;
 
 /**
@@ -32,8 +37,10 @@ final class LimitChecks {
 
     private static final String RATE_LIMIT = "dev.ratelimit.RateLimit";
     private static final String RATE_LIMIT_LIST = "dev.ratelimit.RateLimit.List";
+    private static final String RATE_LIMIT_KEY = "dev.ratelimit.RateLimitKey";
 
     private final AnnotationValues values;
+    private final javax.lang.model.util.Elements elements;
     private final Messager messager;
     /** What each element declares, read once per place: a class limit covers many methods. */
     private final Map<List<Object>, List<LimitDeclaration>> read = new HashMap<>();
@@ -46,8 +53,9 @@ final class LimitChecks {
     private record Found(Element on, AnnotationMirror mirror) {
     }
 
-    LimitChecks(AnnotationValues values, Messager messager) {
+    LimitChecks(AnnotationValues values, javax.lang.model.util.Elements elements, Messager messager) {
         this.values = values;
+        this.elements = elements;
         this.messager = messager;
     }
 
@@ -85,6 +93,34 @@ final class LimitChecks {
         LimitDeclaration read = declaration.build();
         found.put(read, new Found(on, a));
         return read;
+    }
+
+    /** The {@code @RateLimitKey} parameters of {@code method}, in order, their types as {@link Class#getName()} writes them. */
+    List<KeyParameter> keysOf(ExecutableElement method) {
+        List<KeyParameter> keys = new ArrayList<>(0);
+        List<? extends VariableElement> parameters = method.getParameters();
+        for (int i = 0; i < parameters.size(); i++) {
+            for (AnnotationMirror a : parameters.get(i).getAnnotationMirrors()) {
+                if (((TypeElement) a.getAnnotationType().asElement()).getQualifiedName().contentEquals(RATE_LIMIT_KEY)) {
+                    TypeMirror type = parameters.get(i).asType();
+                    boolean isEnum = type.getKind() == TypeKind.DECLARED
+                            && ((DeclaredType) type).asElement().getKind() == ElementKind.ENUM;
+                    keys.add(new KeyParameter(i, className(type), isEnum, Boolean.TRUE.equals(values.value(a, "exact"))));
+                }
+            }
+        }
+        return keys;
+    }
+
+    /** {@code int}, {@code java.lang.String}, {@code a.b.Outer$Inner}: a type as {@link Class#getName()} writes it. */
+    private String className(TypeMirror type) {
+        if (type.getKind().isPrimitive()) {
+            return type.getKind().name().toLowerCase(java.util.Locale.ROOT);
+        }
+        if (type.getKind() == TypeKind.DECLARED) {
+            return elements.getBinaryName((TypeElement) ((DeclaredType) type).asElement()).toString();
+        }
+        return type.toString();
     }
 
     /** Reports what is wrong with the limits of a resource method, at {@code method} or at the declaration. */

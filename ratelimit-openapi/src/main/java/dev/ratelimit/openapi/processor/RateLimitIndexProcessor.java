@@ -93,7 +93,7 @@ public final class RateLimitIndexProcessor extends AbstractProcessor {
             return; // no Jakarta REST on this class path: nothing to index
         }
         AnnotationValues values = new AnnotationValues(elements);
-        LimitChecks checks = new LimitChecks(values, processingEnv.getMessager());
+        LimitChecks checks = new LimitChecks(values, elements, processingEnv.getMessager());
         ResourceWalker walker = new ResourceWalker(elements, processingEnv.getTypeUtils(), values, checks);
         IndexFiles files = new IndexFiles(processingEnv);
         List<TypeElement> candidates = new ArrayList<>();
@@ -122,6 +122,9 @@ public final class RateLimitIndexProcessor extends AbstractProcessor {
                 List<LimitDeclaration> module = checks.limitsOn(type, DeclaredOn.MODULE, where);
                 checks.checkModule(module, type);
                 applications.add(new IndexedApplication(walker.binaryName(type), walker.applicationPath(type), module));
+            }
+            if (compiled.contains(type.getQualifiedName().toString())) {
+                walker.checkKeyedMethods(type);
             }
             String classPath = walker.isConcreteClass(type) ? walker.resourcePath(type) : null;
             if (classPath != null) {

@@ -1,6 +1,7 @@
 package dev.ratelimit.openapi.processor;
 
 import dev.ratelimit.core.declaration.DeclaredOn;
+import dev.ratelimit.core.declaration.KeyParameter;
 import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.core.declaration.MethodDeclarations;
 import dev.ratelimit.openapi.internal.index.IndexedMethod;
@@ -74,10 +75,12 @@ final class ResourceWalker {
                     // what runtimes that report the annotated declaration read
                     own = checks.limitsOn(declaration, DeclaredOn.METHOD, where);
                 }
-                checks.check(MethodDeclarations.resourceMethod(where, List.of(), classLimits, own), method);
+                List<KeyParameter> keys = checks.keysOf(method);
+                checks.check(MethodDeclarations.resourceMethod(where, List.of(), classLimits, own).withKeys(keys, true),
+                        method);
                 String path = PathTemplates.join(basePath, methodPath);
                 for (String http : httpMethods) {
-                    into.add(new IndexedMethod(root, http, path, key, where, classLimits, own));
+                    into.add(new IndexedMethod(root, http, path, key, where, classLimits, own, keys));
                 }
             } else if (methodPath != null && !locators.contains(key)) {
                 TypeElement subResource = subResourceOf(type, method);
@@ -220,6 +223,23 @@ final class ResourceWalker {
             path = values.stringValue(application, PATH);
         }
         return PathTemplates.normalize(path);
+    }
+
+    /**
+     * Checks the methods of {@code type} that are not resource methods and carry a {@code @RateLimitKey} parameter, as
+     * the CDI interceptor would bind them (its class's and its own limits).
+     */
+    void checkKeyedMethods(TypeElement type) {
+        for (ExecutableElement method : ElementFilter.methodsIn(type.getEnclosedElements())) {
+            List<KeyParameter> keys = checks.keysOf(method);
+            if (keys.isEmpty() || !httpMethodsOf(method).isEmpty()
+                    || (jaxrsDeclaration(type, method) != null && !httpMethodsOf(jaxrsDeclaration(type, method)).isEmpty())) {
+                continue; // a resource method: checked as one when its class is indexed
+            }
+            String where = describe(type, method);
+            checks.check(MethodDeclarations.beanMethod(where, checks.limitsOn(type, DeclaredOn.CLASS, describe(type)),
+                    checks.limitsOn(method, DeclaredOn.METHOD, where)).withKeys(keys, true), method);
+        }
     }
 
     /** {@code TodoResource.create(NewTodo, UriInfo)}, as the runtime's messages name a method. */

@@ -180,13 +180,13 @@ public final class RateLimitHeaders {
      * The longest {@code t} a limit may announce (SPEC 15): w for a sliding window, whose oldest permit returns one
      * window after the start of its step; w plus one step (w/8) for a strict window, whose permits return one window
      * after the end of their step; for a token bucket, the time to refill all q permits at one every w/q, rounded up
-     * to whole microseconds. The example's {@code partner} limit is a strict window; {@code burst} runs on another
-     * algorithm than the default only when {@value #BURST_ALGORITHM_PROPERTY} says so.
+     * to whole microseconds. The example's {@code partner} and {@code login-address} limits are strict windows;
+     * {@code burst} runs on another algorithm than the default only when {@value #BURST_ALGORITHM_PROPERTY} says so.
      */
     static long longestReset(PolicyItem policy) {
         String algorithm = switch (policy.name()) {
             case "burst" -> System.getProperty(BURST_ALGORITHM_PROPERTY, "SLIDING_WINDOW");
-            case "partner" -> "STRICT_WINDOW";
+            case "partner", "login-address" -> "STRICT_WINDOW";
             default -> "SLIDING_WINDOW";
         };
         long w = policy.windowSeconds();

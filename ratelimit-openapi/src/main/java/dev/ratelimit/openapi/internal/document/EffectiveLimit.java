@@ -4,6 +4,7 @@ import dev.ratelimit.core.RateLimitMode;
 import dev.ratelimit.core.config.Plan;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.config.RateLimitSettings.Effective;
+import dev.ratelimit.core.declaration.Counting;
 import dev.ratelimit.core.declaration.LimitDeclaration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -20,8 +21,10 @@ import java.util.Map;
  * @param declared what the code declares (index), for its cost, scope and level
  * @param none     policy and mode for callers in no plan
  * @param plans    plan name to its policy and mode, for the plans whose values differ from {@code none}
+ * @param counting whose count it spends from and what it counts, configuration applied
  */
-public record EffectiveLimit(LimitDeclaration declared, Effective none, Map<String, Effective> plans) {
+public record EffectiveLimit(LimitDeclaration declared, Effective none, Map<String, Effective> plans,
+                             Counting counting) {
 
     public EffectiveLimit {
         plans = Collections.unmodifiableMap(new LinkedHashMap<>(plans));
@@ -47,10 +50,15 @@ public record EffectiveLimit(LimitDeclaration declared, Effective none, Map<Stri
                 applies |= e.mode() != RateLimitMode.OFF;
             }
             if (applies) {
-                limits.add(new EffectiveLimit(limit, none, plans));
+                limits.add(new EffectiveLimit(limit, none, plans, Counting.of(settings, limit)));
             }
         }
         return limits;
+    }
+
+    /** True when it counts anything but every request of each client: failures only, or in another partition. */
+    public boolean countsOtherwise() {
+        return counting.failuresOnly() || counting.per() != dev.ratelimit.core.RateLimitPer.CALLER;
     }
 
     /** True when it refuses some caller's requests: enforced in no plan or in one of the plans. */

@@ -2,6 +2,7 @@ package dev.ratelimit.openapi.internal.document;
 
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitMode;
+import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.config.RateLimitSettings.Effective;
@@ -43,6 +44,14 @@ public final class LimitDocumentation {
     static final String TOO_MANY_REQUESTS = "429";
     static final String PROBLEM_SCHEMA = "RateLimitProblem";
     static final String TOO_MANY_REQUESTS_RESPONSE = "RateLimitTooManyRequests";
+    /**
+     * Marks the 429 this class writes for an operation whose limits count other things than each client's requests
+     * (only failures; per address, per key, for all clients): it says which, so it is the operation's own.
+     */
+    static final String OWN_TOO_MANY_REQUESTS = "x-ratelimit-too-many-requests";
+    private static final String TOO_MANY_REQUESTS_DESCRIPTION = "Too Many Requests: a rate limit of this operation is "
+            + "exhausted for this client. Retry after the number of seconds in Retry-After; the body names the refusing "
+            + "limits.";
 
     /** How the text this class appends to an operation's description begins (one limit, several). */
     private static final String HEADING_ONE = "Rate limit (counted per client):";
@@ -95,9 +104,13 @@ public final class LimitDocumentation {
             responses = OASFactory.createAPIResponses();
             operation.setResponses(responses);
         }
-        if (responses.getAPIResponse(TOO_MANY_REQUESTS) == null) {
-            responses.addAPIResponse(TOO_MANY_REQUESTS, OASFactory.createAPIResponse()
-                    .ref(RESPONSES_REF + TOO_MANY_REQUESTS_RESPONSE));
+        APIResponse tooMany = responses.getAPIResponse(TOO_MANY_REQUESTS);
+        if (tooMany == null || isOurs(tooMany)) {
+            String counting = counting(limits);
+            responses.addAPIResponse(TOO_MANY_REQUESTS, counting == null
+                    ? OASFactory.createAPIResponse().ref(RESPONSES_REF + TOO_MANY_REQUESTS_RESPONSE)
+                    : tooManyRequests(TOO_MANY_REQUESTS_DESCRIPTION + " " + counting)
+                            .addExtension(OWN_TOO_MANY_REQUESTS, Boolean.TRUE));
         }
         Map<String, APIResponse> all = responses.getAPIResponses();
         for (String code : new ArrayList<>(all.keySet())) {
@@ -151,13 +164,47 @@ public final class LimitDocumentation {
     }
 
     /**
+     * What the 429 of an operation says of its limits that count other things than each client's requests: which
+     * count only failures, and by what they count. Null when each counts every request of each client.
+     */
+    static String counting(List<EffectiveLimit> limits) {
+        StringJoiner text = new StringJoiner("; ", "", ".");
+        text.setEmptyValue("");
+        for (EffectiveLimit limit : limits) {
+            if (limit.countsOtherwise()) {
+                text.add('"' + limit.none().policy().name() + "\" " + countingOf(limit));
+            }
+        }
+        return text.length() == 0 ? null : "Counted: " + text;
+    }
+
+    /** {@code counts only failed requests (status 400-599), per client address}. */
+    private static String countingOf(EffectiveLimit limit) {
+        StringBuilder text = new StringBuilder(limit.counting().failuresOnly()
+                ? "counts only failed requests (status " + limit.counting().statuses() + "; a request that succeeds "
+                + "gives its permit back)" : "counts every request");
+        return text.append(", ").append(per(limit.counting().per())).toString();
+    }
+
+    /** {@code per client address}: whose count a limit spends from, as the document says it. */
+    private static String per(RateLimitPer per) {
+        return switch (per) {
+            case CALLER -> "per client";
+            case APPLICATION -> "for all clients together";
+            case ADDRESS -> "per client address";
+            case ARGUMENT -> "per key the request names (an account, say; never shown in the headers of an answer "
+                    + "that is not a 429)";
+        };
+    }
+
+    /**
      * {@code "default" allows 3 requests per 60 seconds (plan "gold": 10 per 60 seconds). Sliding window:
      * a request counts for up to 60 seconds.}
      */
     static String describe(EffectiveLimit limit) {
         RateLimitPolicy p = limit.none().policy();
         int cost = limit.declared().cost();
-        String unit = cost == 1 ? "request" : "permit";
+        String unit = (limit.counting().failuresOnly() ? "failed " : "") + (cost == 1 ? "request" : "permit");
         StringBuilder text = new StringBuilder().append('"').append(p.name()).append('"');
         if (limit.none().mode() == RateLimitMode.OFF) {
             text.append(" does not limit callers in no plan");
@@ -168,6 +215,9 @@ public final class LimitDocumentation {
             StringJoiner plans = new StringJoiner("; ", " (", ")");
             limit.plans().forEach((plan, e) -> plans.add(describePlan(plan, e, limit.none())));
             text.append(plans);
+        }
+        if (limit.counting().per() != RateLimitPer.CALLER) {
+            text.append(", ").append(per(limit.counting().per()));
         }
         text.append('.');
         if (cost != 1) {
@@ -255,6 +305,11 @@ public final class LimitDocumentation {
             item.put("scope", limit.declared().scope().name());
             item.put("declaredOn", limit.declared().declaredOn().name().toLowerCase(Locale.ROOT));
             item.put("mode", mode(limit.none().mode()));
+            item.put("per", limit.counting().per().name());
+            if (limit.counting().failuresOnly()) {
+                item.put("failuresOnly", Boolean.TRUE);
+                item.put("failureStatuses", limit.counting().statuses().toString());
+            }
             if (!limit.plans().isEmpty()) {
                 Map<String, Object> plans = new LinkedHashMap<>();
                 limit.plans().forEach((plan, e) -> plans.put(plan, planItem(e, limit.none())));
@@ -286,7 +341,8 @@ public final class LimitDocumentation {
     }
 
     private static boolean isOurs(APIResponse response) {
-        return (RESPONSES_REF + TOO_MANY_REQUESTS_RESPONSE).equals(response.getRef());
+        return (RESPONSES_REF + TOO_MANY_REQUESTS_RESPONSE).equals(response.getRef())
+                || (response.getExtensions() != null && response.getExtensions().containsKey(OWN_TOO_MANY_REQUESTS));
     }
 
     /**
@@ -364,17 +420,21 @@ public final class LimitDocumentation {
         components.addHeader(RETRY_AFTER_COMPONENT, header(integer(1),
                 "Seconds to wait before the request would be allowed (the longest wait among the refusing "
                         + "limits). Unit: seconds, rounded up, at least 1."));
+        components.addResponse(TOO_MANY_REQUESTS_RESPONSE, tooManyRequests(TOO_MANY_REQUESTS_DESCRIPTION));
+    }
+
+    /** A 429 with {@code description}: the problem body, every rate-limit header and Retry-After, by reference. */
+    private static APIResponse tooManyRequests(String description) {
         Map<String, Header> headers = new LinkedHashMap<>();
         for (Map.Entry<String, String> header : RESPONSE_HEADERS.entrySet()) {
             headers.put(header.getKey(), OASFactory.createHeader().ref(HEADERS_REF + header.getValue()));
         }
         headers.put(RateLimitHeaders.RETRY_AFTER, OASFactory.createHeader().ref(HEADERS_REF + RETRY_AFTER_COMPONENT));
-        components.addResponse(TOO_MANY_REQUESTS_RESPONSE, OASFactory.createAPIResponse()
-                .description("Too Many Requests: a rate limit of this operation is exhausted for this client. "
-                        + "Retry after the number of seconds in Retry-After; the body names the refusing limits.")
+        return OASFactory.createAPIResponse()
+                .description(description)
                 .headers(headers)
                 .content(OASFactory.createContent().addMediaType(RateLimitProblem.MEDIA_TYPE,
-                        OASFactory.createMediaType().schema(OASFactory.createSchema().ref(SCHEMAS_REF + PROBLEM_SCHEMA)))));
+                        OASFactory.createMediaType().schema(OASFactory.createSchema().ref(SCHEMAS_REF + PROBLEM_SCHEMA))));
     }
 
     private static Schema problemSchema() {

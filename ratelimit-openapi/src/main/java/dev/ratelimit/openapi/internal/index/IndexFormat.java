@@ -1,6 +1,7 @@
 package dev.ratelimit.openapi.internal.index;
 
 import dev.ratelimit.core.declaration.DeclaredOn;
+import dev.ratelimit.core.declaration.KeyParameter;
 import dev.ratelimit.core.declaration.LimitDeclaration;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -22,7 +23,7 @@ import java.util.StringJoiner;
  * <pre>
  * ratelimit-index	3
  * application	&lt;binary class name&gt;	&lt;application path&gt;	&lt;limits&gt;
- * method	&lt;root class&gt;	&lt;HTTP method&gt;	&lt;path below the application&gt;	&lt;java method&gt;	&lt;class limits&gt;	&lt;method limits&gt;	&lt;method as messages name it&gt;
+ * method	&lt;root class&gt;	&lt;HTTP method&gt;	&lt;path below the application&gt;	&lt;java method&gt;	&lt;class limits&gt;	&lt;method limits&gt;	&lt;method as messages name it&gt;	&lt;keys&gt;
  * </pre>
  *
  * A java method is {@code <binary class name>#<name>(<parameter type>,...)}, parameter types erased,
@@ -31,7 +32,9 @@ import java.util.StringJoiner;
  * declaration is a serialisation of {@link LimitDeclaration}: {@code <member>=<value>} items separated by
  * semicolons, one per member ({@link LimitDeclaration#members()}) and {@code place}, values escaped with
  * {@code %} and two hex digits for {@code %,;=}, tab and line breaks. Paths escape backslash, tab and line
- * breaks. Readers skip record kinds they do not know, so later versions may add some.
+ * breaks. Keys are the method's {@code @RateLimitKey} parameters, separated by commas, each
+ * {@code <position>:<type>:<enum|other>:<exact|normalised>} (the type as {@link Class#getName()} writes it); the
+ * field is left out when there is none. Readers skip record kinds they do not know, so later versions may add some.
  *
  * <p>Versions 1 and 2 wrote a limit as {@code <name>;<permitLimit>;<windowSeconds>;<scope>} and version 2
  * added {@code ;<algorithm>;<cost>}; they are still read, the members they did not write at their defaults,
@@ -82,8 +85,9 @@ public final class IndexFormat {
         sorted.sort(Comparator.comparing(IndexedMethod::path).thenComparing(IndexedMethod::httpMethod)
                 .thenComparing(IndexedMethod::javaMethod).thenComparing(IndexedMethod::rootClass));
         for (IndexedMethod m : sorted) {
-            lines.add(String.join("\t", METHOD, m.rootClass(), m.httpMethod(), escape(m.path()), m.javaMethod(),
-                    limits(m.classLimits()), limits(m.methodLimits()), escape(m.where())));
+            String line = String.join("\t", METHOD, m.rootClass(), m.httpMethod(), escape(m.path()), m.javaMethod(),
+                    limits(m.classLimits()), limits(m.methodLimits()), escape(m.where()));
+            lines.add(m.keys().isEmpty() ? line : line + "\t" + keys(m.keys()));
         }
         lines.sort(Comparator.comparing((String line) -> !line.startsWith(APPLICATION)));
         for (String line : lines) {
@@ -130,7 +134,8 @@ public final class IndexFormat {
                     String where = version >= VERSION ? unescape(f[7]) : describe(f[4]);
                     methods.add(new IndexedMethod(f[1], f[2], PathTemplates.normalize(unescape(f[3])), f[4], where,
                             parseLimits(f[5], version, DeclaredOn.CLASS, simpleName(resourceClass)),
-                            parseLimits(f[6], version, DeclaredOn.METHOD, where)));
+                            parseLimits(f[6], version, DeclaredOn.METHOD, where),
+                            f.length > 8 ? parseKeys(f[8]) : List.of()));
                 }
             } catch (IllegalArgumentException e) {
                 throw new IOException(source + ", line " + number + ": " + e.getMessage(), e);
@@ -166,6 +171,35 @@ public final class IndexFormat {
             throw new IllegalArgumentException("format version " + version + " does not exist");
         }
         return version;
+    }
+
+    static String keys(List<KeyParameter> keys) {
+        StringJoiner items = new StringJoiner(",");
+        for (KeyParameter key : keys) {
+            items.add(key.position() + ":" + key.type() + ":" + (key.isEnum() ? "enum" : "other") + ":"
+                    + (key.exact() ? "exact" : "normalised"));
+        }
+        return items.toString();
+    }
+
+    static List<KeyParameter> parseKeys(String field) {
+        List<KeyParameter> keys = new ArrayList<>();
+        if (field.isEmpty()) {
+            return keys;
+        }
+        for (String item : field.split(",")) {
+            String[] p = item.split(":", -1);
+            if (p.length != 4) {
+                throw new IllegalArgumentException("a key is <position>:<type>:<enum|other>:<exact|normalised>, was \""
+                        + item + '"');
+            }
+            try {
+                keys.add(new KeyParameter(Integer.parseInt(p[0]), p[1], p[2].equals("enum"), p[3].equals("exact")));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("a key's position is a number, was \"" + item + '"', e);
+            }
+        }
+        return keys;
     }
 
     static String limits(List<LimitDeclaration> limits) {

@@ -1,5 +1,6 @@
 package dev.ratelimit.openapi.internal.index;
 
+import dev.ratelimit.core.declaration.KeyParameter;
 import dev.ratelimit.core.declaration.LimitDeclaration;
 import java.util.List;
 
@@ -16,13 +17,22 @@ import java.util.List;
  * @param classLimits  the {@code @RateLimit}s of the resource class (the sub-resource class for a
  *                     sub-resource method), in declaration order
  * @param methodLimits the method's own {@code @RateLimit}s, in declaration order
+ * @param keys         its {@code @RateLimitKey} parameters, in order
  */
 public record IndexedMethod(String rootClass, String httpMethod, String path, String javaMethod, String where,
-                            List<LimitDeclaration> classLimits, List<LimitDeclaration> methodLimits) {
+                            List<LimitDeclaration> classLimits, List<LimitDeclaration> methodLimits,
+                            List<KeyParameter> keys) {
 
     public IndexedMethod {
         classLimits = List.copyOf(classLimits);
         methodLimits = List.copyOf(methodLimits);
+        keys = List.copyOf(keys);
+    }
+
+    /** A method without {@code @RateLimitKey} parameters. */
+    public IndexedMethod(String rootClass, String httpMethod, String path, String javaMethod, String where,
+                         List<LimitDeclaration> classLimits, List<LimitDeclaration> methodLimits) {
+        this(rootClass, httpMethod, path, javaMethod, where, classLimits, methodLimits, List.of());
     }
 
     /** The binary name of the resource class, from {@link #javaMethod()}. */

@@ -108,7 +108,8 @@ public final class ResourceIndex {
                 List<String> key = List.of(m.httpMethod(), path, m.javaMethod());
                 if (!operations.containsKey(key)) {
                     ResolvedLimits resolved = LimitResolver.resolve(null, MethodDeclarations.resourceMethod(m.where(),
-                            app == null ? List.of() : app.moduleLimits(), m.classLimits(), m.methodLimits()));
+                            app == null ? List.of() : app.moduleLimits(), m.classLimits(), m.methodLimits())
+                            .withKeys(m.keys(), true));
                     resolved.problems().forEach(problem -> problems.add(file.source() + ": " + problem));
                     operations.put(key, new IndexedOperation(m.httpMethod(), path, m.path(), m.javaMethod(), resolved));
                 }

@@ -155,4 +155,42 @@ class LimitDocumentationTest {
         assertThat(effective(Map.of("ratelimit.plans", "free", "ratelimit.limits.default.mode", "off"),
                 limit("default", 3, 60))).isEmpty();
     }
+
+    @Test
+    void anOperationWhoseLimitsCountOnlyFailuresByAddressAndByKeyGetsA429SayingSoAndRunningAgainChangesNothing() {
+        OpenAPI document = OASFactory.createOpenAPI();
+        Operation operation = OASFactory.createOperation().responses(OASFactory.createAPIResponses()
+                .addAPIResponse("401", OASFactory.createAPIResponse().description("Wrong")));
+        List<EffectiveLimit> limits = effective(Map.of(),
+                LimitDeclaration.builder(DeclaredOn.METHOD, "Login.login(String)").name("login-address").permitLimit(5)
+                        .windowSeconds(900).per(dev.ratelimit.core.RateLimitPer.ADDRESS).failuresOnly(true)
+                        .algorithm(RateLimitAlgorithm.STRICT_WINDOW).build(),
+                LimitDeclaration.builder(DeclaredOn.METHOD, "Login.login(String)").name("login-account").permitLimit(10)
+                        .windowSeconds(3600).per(dev.ratelimit.core.RateLimitPer.ARGUMENT).failuresOnly(true)
+                        .failureStatuses("401,403").build());
+
+        new LimitDocumentation(document).document(operation, limits);
+        new LimitDocumentation(document).document(operation, limits);
+
+        APIResponse tooMany = operation.getResponses().getAPIResponse("429");
+        assertThat(tooMany.getRef()).as("its own, not the shared component").isNull();
+        assertThat(tooMany.getDescription()).endsWith("Counted: \"login-address\" counts only failed requests (status "
+                + "400-599; a request that succeeds gives its permit back), per client address; \"login-account\" "
+                + "counts only failed requests (status 401,403; a request that succeeds gives its permit back), per key "
+                + "the request names (an account, say; never shown in the headers of an answer that is not a 429).");
+        assertThat(tooMany.getHeaders()).containsKeys("Retry-After", "RateLimit-Policy");
+        assertThat(operation.getDescription()).contains("\"login-address\" allows 5 failed requests per 900 seconds, "
+                + "per client address.").contains("\"login-account\" allows 10 failed requests per 3600 seconds, per key");
+        assertThat(operation.getExtensions().get(LimitDocumentation.EXTENSION).toString())
+                .contains("per=ADDRESS", "failuresOnly=true", "failureStatuses=401,403", "per=ARGUMENT");
+        assertThat(operation.getResponses().getAPIResponse("401").getHeaders()).containsKey("RateLimit-Policy");
+    }
+
+    @Test
+    void anOperationWhoseLimitsCountEveryRequestOfEachClientReferencesTheShared429() {
+        Operation operation = OASFactory.createOperation();
+        new LimitDocumentation(OASFactory.createOpenAPI()).document(operation, LIMITS);
+        assertThat(operation.getResponses().getAPIResponse("429").getRef())
+                .isEqualTo("#/components/responses/" + LimitDocumentation.TOO_MANY_REQUESTS_RESPONSE);
+    }
 }

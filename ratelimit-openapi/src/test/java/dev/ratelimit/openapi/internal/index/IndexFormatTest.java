@@ -38,9 +38,9 @@ class IndexFormatTest {
 
         assertThat(out.toString()).contains("ratelimit-index\t3\n",
                 "name=burst;permitLimit=5;windowSeconds=1;scope=TRANSPORT;algorithm=SLIDING_WINDOW;cost=1;"
-                        + "maxWaitMillis=0;per=CALLER;place=Res.create(Body%2c int[])",
+                        + "maxWaitMillis=0;per=CALLER;failuresOnly=false;failureStatuses=400-599;place=Res.create(Body%2c int[])",
                 "name=reports;permitLimit=10;windowSeconds=60;scope=TRANSPORT;algorithm=TOKEN_BUCKET;cost=4;"
-                        + "maxWaitMillis=250;per=APPLICATION;place=Res.create(Body%2c int[])");
+                        + "maxWaitMillis=250;per=APPLICATION;failuresOnly=false;failureStatuses=400-599;place=Res.create(Body%2c int[])");
         IndexFile read = IndexFormat.read(new StringReader(out.toString()), "test");
         assertThat(read.applications()).containsExactly(app);
         assertThat(read.methods()).containsExactlyInAnyOrder(post, odd);
@@ -87,8 +87,7 @@ class IndexFormatTest {
             assertThat(limit.unreadable()).containsExactly("permitLimit must be a whole number, was lots",
                     "algorithm FASTEST is not one this version of ratelimit knows [SLIDING_WINDOW, STRICT_WINDOW, "
                             + "TOKEN_BUCKET]",
-                    "the member colour (blue) is not one this version of ratelimit reads [name, permitLimit, "
-                            + "windowSeconds, scope, algorithm, cost, maxWaitMillis, per]");
+                    "the member colour (blue) is not one this version of ratelimit reads " + LimitDeclaration.MEMBERS);
         });
     }
 

@@ -1,7 +1,9 @@
 package dev.ratelimit.quarkus.deployment;
 
 import dev.ratelimit.RateLimit;
+import dev.ratelimit.RateLimitKey;
 import dev.ratelimit.core.declaration.DeclaredOn;
+import dev.ratelimit.core.declaration.KeyParameter;
 import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.core.declaration.LimitResolver;
 import dev.ratelimit.core.declaration.MethodDeclarations;
@@ -33,6 +35,7 @@ final class Declarations {
 
     static final DotName RATE_LIMIT = DotName.createSimple(RateLimit.class);
     static final DotName RATE_LIMIT_LIST = DotName.createSimple(RateLimit.List.class);
+    static final DotName RATE_LIMIT_KEY = DotName.createSimple(RateLimitKey.class);
     /** The HTTP method annotations of Jakarta REST; Quarkus REST's scanning adds those an application defines. */
     static final Set<DotName> HTTP_METHODS = Set.of(DotName.createSimple("jakarta.ws.rs.GET"),
             DotName.createSimple("jakarta.ws.rs.POST"), DotName.createSimple("jakarta.ws.rs.PUT"),
@@ -97,13 +100,67 @@ final class Declarations {
         String where = describe(endpoint, own);
         List<LimitDeclaration> onMethod = onMethod(own, where);
         return MethodDeclarations.resourceMethod(where, module(), onClass(endpoint),
-                onMethod.isEmpty() && declared != own ? onMethod(declared, where) : onMethod);
+                onMethod.isEmpty() && declared != own ? onMethod(declared, where) : onMethod)
+                .withKeys(keys(own), true); // Quarkus REST's resource classes are beans: the interceptor reaches them
     }
 
     /** What a bean method's class and the method declare. */
     MethodDeclarations beanMethod(ClassInfo c, MethodInfo m) {
         String where = describe(c, m);
-        return MethodDeclarations.beanMethod(where, onClass(c), onMethod(m, where));
+        return MethodDeclarations.beanMethod(where, onClass(c), onMethod(m, where)).withKeys(keys(m), true);
+    }
+
+    /** The {@code @RateLimitKey} parameters of {@code m}, in order. */
+    List<KeyParameter> keys(MethodInfo m) {
+        List<KeyParameter> keys = new ArrayList<>(0);
+        for (AnnotationInstance a : m.annotations(RATE_LIMIT_KEY)) {
+            if (a.target() == null || a.target().kind() != org.jboss.jandex.AnnotationTarget.Kind.METHOD_PARAMETER) {
+                continue;
+            }
+            int position = a.target().asMethodParameter().position();
+            Type type = m.parameterType(position);
+            AnnotationValue exact = a.value("exact");
+            keys.add(new KeyParameter(position, className(type), isEnum(type), exact != null && exact.asBoolean()));
+        }
+        keys.sort(java.util.Comparator.comparingInt(KeyParameter::position));
+        return keys;
+    }
+
+    /** True when {@code m} has a {@code @RateLimitKey} parameter. */
+    boolean hasKeyParameter(MethodInfo m) {
+        for (AnnotationInstance a : m.annotations(RATE_LIMIT_KEY)) {
+            if (a.target() != null && a.target().kind() == org.jboss.jandex.AnnotationTarget.Kind.METHOD_PARAMETER) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Every method with a {@code @RateLimitKey} parameter. */
+    Set<MethodInfo> keyedMethods() {
+        Set<MethodInfo> methods = new LinkedHashSet<>();
+        for (AnnotationInstance a : index.getAnnotations(RATE_LIMIT_KEY)) {
+            if (a.target() != null && a.target().kind() == org.jboss.jandex.AnnotationTarget.Kind.METHOD_PARAMETER) {
+                methods.add(a.target().asMethodParameter().method());
+            }
+        }
+        return methods;
+    }
+
+    /** True for an enum type: known from the index, else from the class (a JDK enum is not in the index). */
+    private boolean isEnum(Type type) {
+        if (type.kind() != Type.Kind.CLASS) {
+            return false;
+        }
+        ClassInfo c = index.getClassByName(type.name());
+        if (c != null) {
+            return c.isEnum();
+        }
+        try {
+            return Class.forName(type.name().toString(), false, Thread.currentThread().getContextClassLoader()).isEnum();
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
     }
 
     /** Every declaration, module, classes and methods. */

@@ -61,7 +61,8 @@ final class LimitsBuildItem extends SimpleBuildItem {
                 continue;
             }
             boolean ownBound = declarations.hasMethodLimits(m) && !unboundMethods.contains(Declarations.key(m));
-            boolean moved = unboundClasses.contains(c.name()) && !declarations.isResourceMethod(m);
+            boolean moved = unboundClasses.contains(c.name())
+                    && (!declarations.isResourceMethod(m) || declarations.hasKeyParameter(m));
             if (classBound || ownBound || moved) {
                 return true;
             }

@@ -143,7 +143,8 @@ class RateLimitProcessor {
             for (MethodInfo m : c.methods()) {
                 if (declarations.isResourceMethod(m)) {
                     resourceMethods = true;
-                    if (declarations.hasMethodLimits(m)) {
+                    // a method with a key keeps its binding: the interceptor decides its limits per argument
+                    if (declarations.hasMethodLimits(m) && !declarations.hasKeyParameter(m)) {
                         unboundMethods.add(Declarations.key(m));
                     }
                 }
@@ -160,6 +161,13 @@ class RateLimitProcessor {
                 if (Declarations.isBusinessMethod(m) && (classLimited || declarations.hasMethodLimits(m))) {
                     limits.resolved(LimitResolver.resolve(null, declarations.beanMethod(c, m)));
                 }
+            }
+        }
+        for (MethodInfo m : declarations.keyedMethods()) {
+            ClassInfo c = m.declaringClass();
+            if (!declarations.hasClassLimits(c) && !declarations.hasMethodLimits(m)) {
+                // a key that no limit counts by: the resolver says so, naming the method
+                limits.resolved(LimitResolver.resolve(null, declarations.beanMethod(c, m)));
             }
         }
         return limits;
@@ -204,8 +212,9 @@ class RateLimitProcessor {
     /**
      * The CDI interceptor off the resource methods that the filters decide: their own {@code @RateLimit} taken off
      * them in ArC's view; a resource class's {@code @RateLimit} taken off the class and put on each of its other
-     * business methods, which keep their limit. Reflection still sees every annotation, and so do Quarkus REST and
-     * the OpenAPI scanner.
+     * business methods, which keep their limit. A resource method with a {@code @RateLimitKey} parameter keeps (or
+     * gets) the binding: the interceptor decides its limits per argument, once the method is invoked. Reflection still
+     * sees every annotation, and so do Quarkus REST and the OpenAPI scanner.
      */
     @BuildStep
     void unbind(LimitsBuildItem limits, CombinedIndexBuildItem combined, BuildProducer<AnnotationsTransformerBuildItem> transformers) {
@@ -235,7 +244,8 @@ class RateLimitProcessor {
                 }
             }
             for (MethodInfo m : c.methods()) {
-                if (Declarations.isBusinessMethod(m) && !limits.declarations.isResourceMethod(m)) {
+                if (Declarations.isBusinessMethod(m) && (!limits.declarations.isResourceMethod(m)
+                        || limits.declarations.hasKeyParameter(m))) {
                     List<AnnotationInstance> copies = new ArrayList<>();
                     for (AnnotationInstance a : classLevel) {
                         copies.add(AnnotationInstance.create(a.name(), m, a.values()));
@@ -355,7 +365,8 @@ class RateLimitProcessor {
                 MethodDeclarations declared = d.resourceMethod(actualEndpointClass, own, method);
                 boolean intercepted = (d.hasClassLimits(actualEndpointClass)
                         && !limits.unboundClasses.contains(actualEndpointClass.name()))
-                        || (d.hasMethodLimits(own) && !limits.unboundMethods.contains(Declarations.key(own)));
+                        || (d.hasMethodLimits(own) && !limits.unboundMethods.contains(Declarations.key(own)))
+                        || (d.hasKeyParameter(own) && (d.hasMethodLimits(own) || d.hasClassLimits(actualEndpointClass)));
                 MethodInfo javaMethod = own;
                 List<String> parameters = new ArrayList<>();
                 for (Type p : javaMethod.parameterTypes()) {

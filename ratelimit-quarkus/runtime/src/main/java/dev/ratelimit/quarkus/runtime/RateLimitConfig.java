@@ -64,6 +64,13 @@ public interface RateLimitConfig {
     @ConfigDocDefault("32")
     Optional<String> ipv4Prefix();
 
+    /**
+     * The secret (at least 16 characters) that keys the digests of the values limits per argument count by (an
+     * account, a phone number), which are never kept in clear; the same on every instance. Required with a shared
+     * store (Redis) when such a limit exists; else a random secret per start.
+     */
+    Optional<String> keySecret();
+
     /** The most counts the in-process store keeps (an integer >= 1); past it a new caller is let through uncounted, with a warning. */
     @ConfigDocDefault("10000")
     Optional<String> maxTrackedPartitions();
@@ -171,8 +178,25 @@ public interface RateLimitConfig {
          */
         Optional<String> maxWaitMillis();
 
-        /** Replaces {@code per} ({@code ratelimit.limits.<name>} only): {@code CALLER} or {@code APPLICATION} (one count for all). */
+        /**
+         * Replaces {@code per} ({@code ratelimit.limits.<name>} only): {@code caller}, {@code application} (one count for
+         * all), {@code address} (one per client address) or {@code argument} (one per value of the method's
+         * {@code @RateLimitKey} parameter).
+         */
         Optional<String> per();
+
+        /**
+         * Replaces {@code failuresOnly} ({@code ratelimit.limits.<name>} only): {@code true} to count only failed calls
+         * (a call that succeeds gives its permit back).
+         */
+        Optional<String> failuresOnly();
+
+        /**
+         * Replaces {@code failureStatuses} ({@code ratelimit.limits.<name>} only): the HTTP statuses that are failures
+         * for a limit that counts only failures, codes and ranges from 400 to 599 ({@code 400-599}, {@code 401,403}).
+         */
+        @ConfigDocDefault("400-599")
+        Optional<String> failureStatuses();
     }
 
     /** One plan of callers. */
