@@ -6,7 +6,7 @@ import dev.ratelimit.core.engine.RefusalSummary.Refused;
 import java.util.List;
 
 /**
- * Operating limits while the application runs (SPEC 19): the effective limits, one caller's count, starting it
+ * Operating limits while the application runs: the effective limits, one caller's count, starting it
  * afresh, and the partitions a limit refused most. Inject it ({@code @Inject RateLimitAdmin admin;}); with
  * {@code ratelimit.admin.enabled=true} the same is served over HTTP under {@code ratelimit.admin.path}.
  *

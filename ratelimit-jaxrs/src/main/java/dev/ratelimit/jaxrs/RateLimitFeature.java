@@ -52,7 +52,7 @@ public class RateLimitFeature implements DynamicFeature {
         Method method = resourceInfo.getResourceMethod();
         if (resourceClass == null || method == null || resourceClass.getName().startsWith("org.glassfish.jersey.")
                 || LimitReader.userClass(resourceClass) == AdminResource.class) {
-            return; // the admin API (SPEC 19) is counted by no limit: an operator must get in during an incident
+            return; // the admin API is counted by no limit: an operator must get in during an incident
         }
         Deployment d = deployment();
         if (!d.runtime.settings().enabled()) {

@@ -13,7 +13,7 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC 19, the admin API over HTTP as the example serves it ({@code ratelimit.admin.enabled=true}, role
+ * The admin API over HTTP as the example serves it ({@code ratelimit.admin.enabled=true}, role
  * {@code admin}): 401 and 403, the effective limits, one caller's count and its reset, the most refused
  * partitions, an unknown limit, and no limit counting admin requests.
  */
@@ -46,7 +46,7 @@ class AdminTest extends TckTestBase {
         if (global().isPresent()) {
             expected.add(GLOBAL);
         }
-        // "partner" (the Rest Client's limit, SPEC 20) is bound when the client is first called: listed once a share ran
+        // "partner" (the Rest Client's limit) is bound when the client is first called: listed once a share ran
         List<String> ofPartner = new ArrayList<>(expected);
         ofPartner.add("partner");
         assertThat(limits.keySet()).containsAll(expected).isSubsetOf(ofPartner);

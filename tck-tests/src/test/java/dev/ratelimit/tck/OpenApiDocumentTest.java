@@ -19,10 +19,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /**
- * SPEC 9, the OpenAPI document the server publishes ({@code tck.openApiPath}, default {@code /openapi};
+ * The OpenAPI document the server publishes ({@code tck.openApiPath}, default {@code /openapi};
  * Quarkus serves {@code /q/openapi}; {@code none} skips these tests): it parses and validates, and each
- * limited operation states its limits with their effective values (SPEC 12), the plans that change them
- * (SPEC 13), algorithm (SPEC 15) and cost (SPEC 17), and documents the 429 and the rate-limit headers.
+ * limited operation states its limits with their effective values (overrides and modes applied), the plans that
+ * change them, algorithm and cost, and documents the 429 and the rate-limit headers.
  * Global limits are configuration and are not published. Every check fails on a document that lacks
  * what it looks at: a missing operation, extension or response is a failure, never a loop over nothing.
  */

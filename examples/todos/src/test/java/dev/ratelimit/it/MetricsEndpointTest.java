@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * SPEC 11 and 14 on the embedded example: {@code GET /metrics} serves the rate-limit metrics in the Prometheus
+ * Metrics on the embedded example: {@code GET /metrics} serves the rate-limit metrics in the Prometheus
  * text format, from a server of its own (so the first test reads the counters from zero); no limit covers the
  * endpoint, and no key, principal or path ever becomes a label.
  */

@@ -15,10 +15,10 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The {@code ratelimit.*} settings (SPEC 8, 12, 13, 15, 16, 18), read from a {@link SettingsSource} and
- * validated when the application deploys: a malformed value fails the deployment with a message that
- * names the key and the value. Limit names are looked up by name ({@link #limit}), so that every source
- * resolves them, environment variables included. Thread-safe; immutable but for its caches.
+ * The {@code ratelimit.*} settings (limits, modes, plans, algorithms, partitions, stores), read from a
+ * {@link SettingsSource} and validated when the application deploys: a malformed value fails the deployment with
+ * a message that names the key and the value. Limit names are looked up by name ({@link #limit}), so that every
+ * source resolves them, environment variables included. Thread-safe; immutable but for its caches.
  *
  * <p>This class is the value; by job, the parsing of one key is {@link SettingsReader}'s (a new key is one field
  * read with it in the constructor, and one accessor), the values by limit name and plan are
@@ -30,7 +30,7 @@ public final class RateLimitSettings {
     public static final String MODE = "ratelimit.mode";
     public static final String PARTITION_HEADER = "ratelimit.partition-header";
     public static final String MAX_TRACKED_PARTITIONS = "ratelimit.max-tracked-partitions";
-    /** Where the default partitioner looks for the caller, in order: principal, header, address (SPEC 18). */
+    /** Where the default partitioner looks for the caller, in order: principal, header, address. */
     public static final String PARTITION_BY = "ratelimit.partition-by";
     /** Addresses and CIDR ranges of the proxies whose forwarded headers are believed. */
     public static final String TRUSTED_PROXIES = "ratelimit.trusted-proxies";

@@ -9,7 +9,7 @@ import java.util.List;
  * The limits of one call site (a resource method in one scope, a CDI bean method, a limit of the programmatic
  * API) as deployed: what was declared, and its index among the call sites. What the store is asked for each plan
  * (the configuration's overrides, modes and plans applied, the limits that are off left out) is built by the
- * binder in each configuration ({@link LiveLimits}: live values, SPEC 19); per call, the only choices left are the
+ * binder in each configuration ({@link LiveLimits}: live values); per call, the only choices left are the
  * configuration the request reads once and the caller's plan. Made by {@link LimitBinder}. Immutable.
  */
 public final class BoundLimits {

@@ -18,7 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * The admin API of SPEC 19, on the engine: the effective limits, one caller's count read without spending, a count
+ * The admin API, on the engine: the effective limits, one caller's count read without spending, a count
  * started afresh, and the partitions a limit refused most. Everything is read from the configuration in force. The
  * CDI bean {@code dev.ratelimit.RateLimitAdmin} and the HTTP resource are adapters over it. Thread-safe.
  */

@@ -8,7 +8,7 @@ import dev.ratelimit.core.config.RateLimitSettings;
 import java.util.Map;
 
 /**
- * Live values (SPEC 19): one configuration as every call site is bound in it, immutable. The binder publishes a
+ * Live values: one configuration as every call site is bound in it, immutable. The binder publishes a
  * new one (one volatile write) when the configuration changes or a call site is bound; a request reads the
  * current one once, when its ledger is made ({@link RequestLedger}), and decides all its limits in it: one
  * volatile read per request, and no request sees half of a change.
@@ -47,7 +47,7 @@ final class LiveLimits {
         return new LiveLimits(engine, generation, settings, plans, roles, more, keys);
     }
 
-    /** True when counts are kept per plan (plans exist: SPEC 13), so a caller's plan is needed before deciding. */
+    /** True when counts are kept per plan (plans exist), so a caller's plan is needed before deciding. */
     boolean countsPerPlan() {
         return plans.size() > 1;
     }

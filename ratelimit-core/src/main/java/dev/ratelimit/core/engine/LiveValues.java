@@ -19,7 +19,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Live values (SPEC 19): reads {@code ratelimit.limits-file} (when its modification time or size changed) and the
+ * Live values: reads {@code ratelimit.limits-file} (when its modification time or size changed) and the
  * live keys of the base configuration again, and puts what changed in force ({@link RateLimitEngine#apply}). A
  * value that fails validation is not applied: a warning names the key and the value, once, and the previous value
  * stays; the other changes apply. A missing or unreadable file is a warning; the last good values stay. Each

@@ -26,7 +26,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 
 /**
- * The one request path (SPEC 16). The Jakarta REST filters, the CDI interceptor and the programmatic API
+ * The one request path. The Jakarta REST filters, the CDI interceptor and the programmatic API
  * are thin adapters over it: they make a {@link RequestLedger} (the partition, chosen once) and ask
  * {@link #decide} to decide the limits that {@link LimitBinder} bound at deployment. Here, in one place: the
  * plan (at most one resolver call per request), the store call (through the failure policy,
@@ -94,13 +94,13 @@ public final class RateLimitEngine {
         return settings;
     }
 
-    /** The settings in force now: those at start-up, or the last configuration that live values applied (SPEC 19). */
+    /** The settings in force now: those at start-up, or the last configuration that live values applied. */
     public RateLimitSettings liveSettings() {
         return binder.live().settings;
     }
 
     /**
-     * Live values (SPEC 19): puts {@code next} in force from the next request. Counts are kept (a count adopts a new
+     * Live values: puts {@code next} in force from the next request. Counts are kept (a count adopts a new
      * permit limit with its permits spent; a new window or algorithm starts it afresh, logged).
      *
      * @throws dev.ratelimit.core.InvalidRateLimitException (or {@code IllegalArgumentException}) naming the key or
@@ -116,7 +116,7 @@ public final class RateLimitEngine {
         binder.check(Objects.requireNonNull(next, "next"));
     }
 
-    /** The admin API (SPEC 19): the effective limits, one caller's count, a reset, the most refused. */
+    /** The admin API: the effective limits, one caller's count, a reset, the most refused. */
     public LimitAdmin admin() {
         return admin;
     }
@@ -376,7 +376,7 @@ public final class RateLimitEngine {
     }
 
     /**
-     * Gives back every permit the ledger's request spent, once (a refused request spends nothing: SPEC 3).
+     * Gives back every permit the ledger's request spent, once (a refused request spends nothing).
      * Never blocks; a store that cannot give back is logged by the outage log.
      */
     public void giveBack(RequestLedger ledger) {
@@ -387,7 +387,7 @@ public final class RateLimitEngine {
 
     /**
      * Gives back the permits of one decision of the ledger's request, once: a call that will not go ahead after
-     * all (its wait for a reservation was interrupted, SPEC 20). A later give-back of the whole request leaves it
+     * all (its wait for a reservation was interrupted). A later give-back of the whole request leaves it
      * out. Never blocks.
      */
     public void giveBack(RequestLedger ledger, RateLimitDecision decision) {
@@ -532,7 +532,7 @@ public final class RateLimitEngine {
         }
 
         /**
-         * True when the configuration is read again while the application runs (SPEC 19: {@code ratelimit.limits-file},
+         * True when the configuration is read again while the application runs ({@code ratelimit.limits-file},
          * {@code ratelimit.refresh-seconds}): then a call site whose limits are all off now is bound all the same, and
          * the global limit can be set later. Default false.
          */

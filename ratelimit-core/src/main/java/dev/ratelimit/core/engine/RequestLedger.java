@@ -27,7 +27,10 @@ import java.util.List;
  */
 public final class RequestLedger {
 
-    /** The configuration this request decides in, read once (live values: SPEC 19); its engine is this request's. */
+    /**
+     * The configuration this request decides in, read once (so that live values change nothing mid-request); its
+     * engine is this request's.
+     */
     private final LiveLimits live;
     private final RateLimitCaller caller;
     private final String partition;

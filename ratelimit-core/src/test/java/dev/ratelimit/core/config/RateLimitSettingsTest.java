@@ -18,7 +18,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The {@code ratelimit.*} keys (SPEC 8, 12, 13, 15, 16): defaults, values, validation, overrides, unknown keys. */
+/**
+ * The {@code ratelimit.*} keys (configuration, overrides and shadow mode, plans, algorithms, the engine): defaults,
+ * values, validation, overrides, unknown keys.
+ */
 class RateLimitSettingsTest {
 
     private static final RateLimitPolicy DEFAULT = new RateLimitPolicy("default", 3, 60);
@@ -308,7 +311,7 @@ class RateLimitSettingsTest {
     }
 
     /**
-     * SPEC 8: a malformed value fails start-up. The global window, name, scope and algorithm are malformed
+     * A malformed value fails start-up. The global window, name, scope and algorithm are malformed
      * whether or not the global permit limit is set (a deployment that sets it later must not discover then
      * that its window was never valid).
      */

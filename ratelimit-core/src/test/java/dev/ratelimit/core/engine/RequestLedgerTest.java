@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * What one request decided: the headline and the reported limits (SPEC 4), the refusal, the give-back
+ * What one request decided: the headline and the reported limits (the rate-limit headers), the refusal, the give-back
  * (once), and the claims that make a call site decided once per request.
  */
 class RequestLedgerTest {

@@ -38,7 +38,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * What every {@link RateLimitStore} must do (SPEC 3, 4, 7, 15, 17), whatever keeps its counts: the
+ * What every {@link RateLimitStore} must do (what a limit counts, the numbers the headers report, the store's
+ * duties, the algorithms, cost and debt), whatever keeps its counts: the
  * in-process store and the Redis store extend this class, so they are provably the same limiter.
  *
  * <h2>Using it</h2>
@@ -190,7 +191,7 @@ public abstract class RateLimitStoreContract {
         }
     }
 
-    // ---------------------------------------------------------------- SPEC 4 example
+    // ---------------------------------------------------------------- the example of docs/responses.md, "Headers"
 
     @Test
     void firstRequestOfTheSpecExampleLeavesTwoAndResetsInSixtySeconds() {
@@ -347,7 +348,7 @@ public abstract class RateLimitStoreContract {
         assertThat(admitted).as("admitted by %s over 6 s", algorithm).hasSizeBetween(floor, 35);
     }
 
-    // ---------------------------------------------------------------- waiting for a permit (SPEC 20)
+    // ---------------------------------------------------------------- waiting for a permit
 
     /** A request of one enforced limit of cost 1 that may wait {@code maxWaitNanos}. */
     protected final RateLimitRequest waiting(RateLimitPolicy policy, long maxWaitNanos) {
@@ -579,7 +580,7 @@ public abstract class RateLimitStoreContract {
         assertBucket(one(p, big), big, true, 9, 100_000_000L);
     }
 
-    // ---------------------------------------------------------------- cost and debt (SPEC 17)
+    // ---------------------------------------------------------------- cost and debt
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(RateLimitAlgorithm.class)
@@ -730,7 +731,7 @@ public abstract class RateLimitStoreContract {
         assertThat(one(byAccount, account).remaining()).isEqualTo(9);
     }
 
-    // ---------------------------------------------------------------- shadow (SPEC 12)
+    // ---------------------------------------------------------------- shadow
 
     @Test
     void aShadowLimitSpendsWhenItCanAndNeverRefusesTheRequest() {
@@ -766,7 +767,7 @@ public abstract class RateLimitStoreContract {
         assertThat(one(p, shadow).remaining()).isEqualTo(3);
     }
 
-    // ---------------------------------------------------------------- plans (SPEC 13)
+    // ---------------------------------------------------------------- plans
 
     @Test
     void aPlansCountsAreApartFromTheCountsOfCallersInNoPlan() {
@@ -836,7 +837,7 @@ public abstract class RateLimitStoreContract {
         assertThat(second.resetSeconds()).isEqualTo(2);
     }
 
-    // ---------------------------------------------------------------- live values and the admin API (SPEC 19)
+    // ---------------------------------------------------------------- live values and the admin API
 
     /** Reads a count without spending, synchronously. */
     protected CountState inspect(String partition, RateLimitRequest request) {
@@ -918,7 +919,7 @@ public abstract class RateLimitStoreContract {
         tagged(p, policy("live", 2, 60), 7);
         Outcome bigger = tagged(p, policy("live", 5, 60), 7);
         assertThat(bigger.spent()).isTrue();
-        assertThat(bigger.remaining()).isEqualTo(0); // sized 2 by its creator: SPEC 3
+        assertThat(bigger.remaining()).isEqualTo(0); // sized 2 by its creator: a count keeps the size it was made with
     }
 
     @ParameterizedTest
@@ -1397,7 +1398,10 @@ public abstract class RateLimitStoreContract {
         assertOutcome(quick.get(3), limit, false, 0, 42 * SECOND);
     }
 
-    /** The SPEC 4 sequence; with {@code letRealTimePass}, real milliseconds pass between requests while the clock stands. */
+    /**
+     * The worked example of docs/responses.md, "Headers"; with {@code letRealTimePass}, real milliseconds pass between
+     * requests while the clock stands.
+     */
     private List<Outcome> runSpecExample(String p, boolean letRealTimePass) {
         RateLimitPolicy limit = policy("time", 3, 60);
         long start = clock.now();

@@ -19,7 +19,7 @@ import java.security.Principal;
 import java.util.function.Function;
 
 /**
- * The admin API over HTTP (SPEC 19), served at {@code ratelimit.admin.path} ({@link AdminPathFilter} rewrites it
+ * The admin API over HTTP, served at {@code ratelimit.admin.path} ({@link AdminPathFilter} rewrites it
  * here) when {@code ratelimit.admin.enabled=true}. A caller without a principal gets 401, one without
  * {@code ratelimit.admin.role} 403; no limit counts these requests ({@code RateLimitFeature} binds nothing here).
  * JSON bodies, errors as RFC 9457 problems; every answer is in the OpenAPI document (ratelimit-openapi adds it).

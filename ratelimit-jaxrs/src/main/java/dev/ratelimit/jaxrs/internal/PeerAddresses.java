@@ -12,7 +12,8 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The address of a request's connection, as the runtime reports it (SPEC 18 rule 1). Jakarta REST has no
+ * The address of a request's connection, as the runtime reports it (the peer: docs/partitions.md, "How the client is
+ * found"). Jakarta REST has no
  * portable API for it (jakartaee/rest#521), and a filter registered as an instance gets no {@code @Context}
  * injection on most runtimes, so it is read from the native request behind the {@link ContainerRequestContext}:
  * <ul>

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A Jakarta REST implementation the library knows no way into (here a request context of no runtime at all):
  * the peer is unknown, and one warning, not one per request, says that client addresses are not available.
- * The runtimes it does know are held to SPEC 18 by the suite (tck-tests) on each of them.
+ * The runtimes it does know are held to the client-address rules by the suite (tck-tests) on each of them.
  */
 class PeerAddressesTest {
 

@@ -17,9 +17,10 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * The rate-limit fields of one response, parsed as RFC 8941 structured fields (SPEC 4). Parsing checks the
- * syntax and every rule that holds for any response, so each request of the suite is checked:
- * a field that is not a valid structured field, of the shape SPEC 4 prescribes, fails the test that received it.
+ * The rate-limit fields of one response, parsed as RFC 8941 structured fields (docs/responses.md, "Headers").
+ * Parsing checks the syntax and every rule that holds for any response, so each request of the suite is checked:
+ * a field that is not a valid structured field, of the shape the headers' rules prescribe, fails the test that
+ * received it.
  */
 public final class RateLimitHeaders {
 
@@ -91,9 +92,9 @@ public final class RateLimitHeaders {
         LimitItem lastItem = items.get(items.size() - 1);
         require(limit.getAsLong() == last.quota(), LIMIT + " must be q of the last limit listed (" + last + ")");
         require(remaining.getAsLong() == lastItem.remaining(), REMAINING + " must be r of the last limit listed (" + lastItem + ")");
-        // A 429's RateLimit-Reset is its Retry-After (below), and the refusing limit's t keeps its own meaning (SPEC 15:
-        // until its oldest permit returns, or its bucket is full), which may differ: a token bucket refills before it
-        // is full; a count that reserved permits ahead for waiting calls (SPEC 20) has its oldest permit back before
+        // A 429's RateLimit-Reset is its Retry-After (below), and the refusing limit's t keeps its own meaning (by
+        // algorithm: until its oldest permit returns, or its bucket is full), which may differ: a token bucket refills
+        // before it is full; a count that reserved permits ahead for waiting calls has its oldest permit back before
         // the next turn to spare.
         require(status == 429 || reset.getAsLong() == lastItem.resetSeconds(),
                 RESET + " must be t of the last limit listed (" + lastItem + ")");
@@ -177,11 +178,12 @@ public final class RateLimitHeaders {
     }
 
     /**
-     * The longest {@code t} a limit may announce (SPEC 15): w for a sliding window, whose oldest permit returns one
-     * window after the start of its step; w plus one step (w/8) for a strict window, whose permits return one window
-     * after the end of their step; for a token bucket, the time to refill all q permits at one every w/q, rounded up
-     * to whole microseconds. The example's {@code partner} and {@code login-address} limits are strict windows;
-     * {@code burst} runs on another algorithm than the default only when {@value #BURST_ALGORITHM_PROPERTY} says so.
+     * The longest {@code t} a limit may announce (docs/algorithms.md, "Headers per algorithm"): w for a sliding window,
+     * whose oldest permit returns one window after the start of its step; w plus one step (w/8) for a strict window,
+     * whose permits return one window after the end of their step; for a token bucket, the time to refill all q
+     * permits at one every w/q, rounded up to whole microseconds. The example's {@code partner} and
+     * {@code login-address} limits are strict windows; {@code burst} runs on another algorithm than the default only
+     * when {@value #BURST_ALGORITHM_PROPERTY} says so.
      */
     static long longestReset(PolicyItem policy) {
         String algorithm = switch (policy.name()) {

@@ -251,7 +251,7 @@ public final class LimitDocumentation {
         return text.toString();
     }
 
-    /** One sentence per algorithm (SPEC 15), in the limit's own numbers. */
+    /** One sentence per algorithm, in the limit's own numbers. */
     static String algorithm(RateLimitPolicy p, String unit) {
         int n = p.permitLimit();
         int w = p.windowSeconds();

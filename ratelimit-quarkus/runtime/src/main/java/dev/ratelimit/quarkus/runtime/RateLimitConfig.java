@@ -45,7 +45,7 @@ public interface RateLimitConfig {
 
     /**
      * Where the default partitioner looks for the caller, in order, comma-separated: {@code principal} (the
-     * authenticated caller), {@code header} (the partition header), {@code address} (the client address, SPEC 18).
+     * authenticated caller), {@code header} (the partition header), {@code address} (the client address).
      */
     @ConfigDocDefault("principal,header")
     Optional<String> partitionBy();
@@ -104,7 +104,7 @@ public interface RateLimitConfig {
     Test test();
 
     /**
-     * A properties file of live keys (SPEC 19: {@code ratelimit.mode}, {@code ratelimit.limits.*},
+     * A properties file of live keys ({@code ratelimit.mode}, {@code ratelimit.limits.*},
      * {@code ratelimit.plans*}, {@code ratelimit.global.permit-limit} and {@code .window-seconds}), read again every
      * {@code refresh-seconds}; its values win over every other source. A typo keeps the last good values, with one
      * warning.
@@ -118,7 +118,7 @@ public interface RateLimitConfig {
     @ConfigDocDefault("10 with a limits file, else 0")
     Optional<String> refreshSeconds();
 
-    /** The admin API (SPEC 19): effective limits, a caller's count, a reset, who is refused most. */
+    /** The admin API: effective limits, a caller's count, a reset, who is refused most. */
     @ConfigDocSection
     Admin admin();
 
@@ -173,7 +173,7 @@ public interface RateLimitConfig {
         Optional<String> mode();
 
         /**
-         * Replaces {@code maxWaitMillis} (SPEC 20; {@code ratelimit.limits.<name>} only): how long a bean or Rest Client
+         * Replaces {@code maxWaitMillis} ({@code ratelimit.limits.<name>} only): how long a bean or Rest Client
          * call may wait for its permits, in milliseconds (0: refused at once). A resource method never waits.
          */
         Optional<String> maxWaitMillis();
