@@ -29,7 +29,8 @@ class DocumentationLinksTest {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final Pattern LINK = Pattern.compile("(?<!!)\\[([^\\]]*)]\\(([^)\\s]+)(?:\\s+\"[^\"]*\")?\\)");
     private static final Pattern HEADING = Pattern.compile("^(#{1,6})\\s+(.*?)\\s*#*\\s*$");
-    private static final Pattern OUTSIDE = Pattern.compile("\\bSPEC \\d|\\bSTYLE\\.md|\\bDESIGN-NOTES|\\bRECIPES\\.md");
+    private static final Pattern OUTSIDE = Pattern.compile(
+            "\\bspec \\d|\\bstyle\\.md|\\bdesign-notes|\\brecipes\\.md", Pattern.CASE_INSENSITIVE);
     private static final int FRONT_PAGE_LINES = 250;
 
     /** The pages checked: the front page, the pages of docs/, and the other Markdown files at the root. */
