@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.text.Normalizer;
-import java.util.Base64;
 import java.util.Locale;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -31,7 +30,9 @@ final class ArgumentKeys {
     /** Base64url of 16 bytes, without padding: 22 characters. */
     private static final int ENCODED_LENGTH = 22;
     private static final String HMAC = "HmacSHA256";
-    private static final Base64.Encoder BASE64URL = Base64.getUrlEncoder().withoutPadding();
+    /** The base64url alphabet (RFC 4648, section 5), by 6-bit value. */
+    private static final byte[] BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+            .getBytes(StandardCharsets.US_ASCII);
 
     private final SecretKeySpec secret;
     private final ThreadLocal<Digester> digesters;
@@ -40,8 +41,6 @@ final class ArgumentKeys {
     private static final class Digester {
         final Mac mac;
         final byte[] mac32 = new byte[32];
-        final byte[] kept = new byte[DIGEST_BYTES];
-        final byte[] encoded = new byte[ENCODED_LENGTH];
         /** {@code arg:} and the characters of base64url of the bytes kept. */
         final byte[] text = new byte[PREFIX.length() + ENCODED_LENGTH];
         /** An ASCII key, normalised: grows to the longest key seen. */
@@ -123,15 +122,27 @@ final class ArgumentKeys {
 
     /** {@code arg:} and the digest of what the thread's MAC was given. */
     private static String finish(Digester d) {
+        byte[] mac = d.mac32;
         try {
-            d.mac.doFinal(d.mac32, 0);
+            d.mac.doFinal(mac, 0);
         } catch (javax.crypto.ShortBufferException e) {
             throw new IllegalStateException("HMAC-SHA-256 is 32 bytes", e);
         }
-        System.arraycopy(d.mac32, 0, d.kept, 0, DIGEST_BYTES);
-        int length = BASE64URL.encode(d.kept, d.encoded);
-        System.arraycopy(d.encoded, 0, d.text, PREFIX.length(), length);
-        return new String(d.text, 0, PREFIX.length() + length, StandardCharsets.ISO_8859_1);
+        // base64url without padding of the first 16 bytes, written after the prefix: five groups of 3 bytes (4
+        // characters each), then the 16th byte (2 characters)
+        byte[] text = d.text;
+        int at = PREFIX.length();
+        for (int i = 0; i < 15; i += 3) {
+            int bits = (mac[i] & 0xff) << 16 | (mac[i + 1] & 0xff) << 8 | mac[i + 2] & 0xff;
+            text[at++] = BASE64URL[bits >>> 18];
+            text[at++] = BASE64URL[bits >>> 12 & 0x3f];
+            text[at++] = BASE64URL[bits >>> 6 & 0x3f];
+            text[at++] = BASE64URL[bits & 0x3f];
+        }
+        int last = mac[DIGEST_BYTES - 1] & 0xff;
+        text[at++] = BASE64URL[last >>> 2];
+        text[at++] = BASE64URL[(last & 0x03) << 4];
+        return new String(text, 0, at, StandardCharsets.ISO_8859_1);
     }
 
     /** The text of an argument: {@code null} the empty text, an enum its name, anything else its {@code toString}. */
