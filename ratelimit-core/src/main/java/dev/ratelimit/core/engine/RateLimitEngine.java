@@ -34,6 +34,11 @@ import java.util.function.LongSupplier;
  * refused request. A call does no lookup by name, reads no configuration and reflects on nothing.
  *
  * <p>Thread-safe: it holds only what the builder gave it; each request's state is its ledger's.
+ *
+ * <p>One job, over 400 lines: deciding a request's limits and everything that must happen with that decision, in
+ * one place, so that no adapter does any of it twice. What is not the decision lives elsewhere: the failure policy
+ * ({@link GuardedStore}), binding ({@link LimitBinder}), the admin API ({@link LimitAdmin}), live values
+ * ({@link LiveValues}).
  */
 public final class RateLimitEngine {
 

@@ -24,6 +24,9 @@ import java.util.List;
  *
  * <p>One request at a time, but its parts may run on different threads (a decision completed by a remote
  * store's thread): every method that reads or writes the decisions is synchronized.
+ *
+ * <p>One job, over 400 lines: the record of one request's decisions, kept in as few objects as a request with one
+ * decision needs (its fields), and read by the headers, the give-backs and the adapters.
  */
 public final class RequestLedger {
 

@@ -63,6 +63,9 @@ import java.util.function.Consumer;
  * has failed and {@code nextAttempt} (written by the winner before it publishes) has come. {@code outstanding}
  * counts the commands dispatched and not yet completed: a sender that raises it from 0 flushes; every completion
  * that leaves it above 0 flushes; so every command dispatched is flushed by someone after its dispatch.
+ *
+ * <p>One job, just over 400 lines: carrying the store's calls over Lettuce (connecting, naming the script, writing
+ * calls together, reading replies, announcements).
  */
 public final class LettuceTransport implements RedisTransport {
 

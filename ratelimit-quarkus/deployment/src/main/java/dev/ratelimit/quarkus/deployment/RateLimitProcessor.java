@@ -77,6 +77,9 @@ import org.jboss.resteasy.reactive.server.processor.scanning.MethodScanner;
  * binding by a fixed index) and generated request and response filters; the library's portable
  * {@code DynamicFeature} is switched off, and the CDI interceptor is taken off the resource methods that the filters
  * decide (bean limits elsewhere keep it).
+ *
+ * <p>One job, over 400 lines: the extension's build steps, in the one processor class Quarkus extensions keep them in;
+ * what a step computes is in classes of its own ({@link Declarations} and the others of this package).
  */
 class RateLimitProcessor {
 
