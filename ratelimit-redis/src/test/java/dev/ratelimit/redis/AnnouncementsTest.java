@@ -9,7 +9,7 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.core.RateLimitStore.CountListener;
-import dev.ratelimit.redis.testing.Await;
+import dev.ratelimit.core.testing.Await;
 import dev.ratelimit.redis.testing.RedisServerExtension;
 import dev.ratelimit.redis.testing.Resp;
 import java.time.Duration;

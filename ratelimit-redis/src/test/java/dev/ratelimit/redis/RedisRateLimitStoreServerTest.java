@@ -12,7 +12,7 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.redis.internal.RedisKeys;
-import dev.ratelimit.redis.testing.Await;
+import dev.ratelimit.core.testing.Await;
 import dev.ratelimit.redis.testing.CommandStats;
 import dev.ratelimit.redis.testing.RedisServerExtension;
 import dev.ratelimit.redis.testing.Resp;

@@ -15,7 +15,8 @@ import dev.ratelimit.core.declaration.DeclaredOn;
 import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
-import dev.ratelimit.redis.testing.Await;
+import dev.ratelimit.core.testing.Await;
+import dev.ratelimit.core.testing.ManyInstances;
 import dev.ratelimit.redis.testing.CommandStats;
 import dev.ratelimit.redis.testing.RedisServerExtension;
 import dev.ratelimit.redis.testing.Resp;
@@ -25,10 +26,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Callable;
 import org.junit.jupiter.api.AfterEach;
@@ -164,27 +161,8 @@ class RefusalsAcrossInstancesTest {
         LimitDeclaration hundred = limit("hundred", 100, 60);
         BoundLimits onA = a.engine.binder().bind(beanMethod("TodoResource.all()", hundred));
         BoundLimits onB = b.engine.binder().bind(beanMethod("TodoResource.all()", hundred));
-        CountDownLatch start = new CountDownLatch(1);
-        ExecutorService pool = Executors.newFixedThreadPool(16);
-        List<Future<Boolean>> answers = new ArrayList<>();
-        try {
-            for (int i = 0; i < 200; i++) {
-                Instance at = i % 2 == 0 ? a : b;
-                BoundLimits limits = i % 2 == 0 ? onA : onB;
-                answers.add(pool.submit(() -> {
-                    start.await();
-                    return decideNow(at.engine, at.engine.ledger("concurrent"), limits).allowed();
-                }));
-            }
-            start.countDown();
-            int admitted = 0;
-            for (Future<Boolean> answer : answers) {
-                admitted += answer.get(30, TimeUnit.SECONDS) ? 1 : 0;
-            }
-            assertThat(admitted).isEqualTo(100);
-        } finally {
-            pool.shutdownNow();
-        }
+        assertThat(ManyInstances.admittedConcurrently(200, "concurrent", 30, List.of(a.engine, b.engine),
+                List.of(onA, onB))).isEqualTo(100);
     }
 
     // ------------------------------------------------------------------------------------------------

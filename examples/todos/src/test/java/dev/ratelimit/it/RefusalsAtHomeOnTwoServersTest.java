@@ -3,7 +3,7 @@ package dev.ratelimit.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.examples.todos.Main;
-import dev.ratelimit.redis.testing.Await;
+import dev.ratelimit.core.testing.Await;
 import dev.ratelimit.redis.testing.CommandStats;
 import dev.ratelimit.redis.testing.RedisServerExtension;
 import dev.ratelimit.redis.testing.Resp;

@@ -4,7 +4,7 @@ import static dev.ratelimit.examples.todos.quarkus.EventLoops.get;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.core.RateLimitStore;
-import dev.ratelimit.redis.testing.Await;
+import dev.ratelimit.core.testing.Await;
 import dev.ratelimit.redis.testing.Resp;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
