@@ -11,6 +11,8 @@ import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitMode;
 import dev.ratelimit.core.RateLimitScope;
+import dev.ratelimit.core.config.KeyCatalogue;
+import dev.ratelimit.core.config.LimitsFile;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.config.SettingsSource;
 import dev.ratelimit.core.engine.LimitAdmin.LimitView;
@@ -292,5 +294,41 @@ class LiveValuesTest {
                 .withMessageContaining("\"nope\"");
         assertThatIllegalArgumentException().isThrownBy(() -> engine.admin().reset("default", "anonymous", "tin", "ops"))
                 .withMessageContaining("\"tin\"");
+    }
+
+    /**
+     * The reference's "live" column (docs/configuration.md, generated from {@link KeyCatalogue}) against what live
+     * values really do: every key it marks live, changed in the configuration read again, is applied; every other key,
+     * changed, is not; and the limits file reads exactly the keys marked live.
+     */
+    @Test
+    void theKeysReadAgainAreThoseTheReferenceMarksLive() throws IOException {
+        base.put("ratelimit.plans", "gold");
+        start();
+        Map<String, String> samples = Map.ofEntries(Map.entry("mode", "shadow"), Map.entry("permit-limit", "7"),
+                Map.entry("window-seconds", "30"), Map.entry("algorithm", "TOKEN_BUCKET"),
+                Map.entry("max-wait-millis", "0"), Map.entry("per", "caller"), Map.entry("failures-only", "false"),
+                Map.entry("failure-statuses", "401"), Map.entry("role", "golden"), Map.entry("ratelimit.plans", "gold,silver"));
+        for (KeyCatalogue.Key catalogued : KeyCatalogue.keys()) {
+            String key = catalogued.name().replace("<name>", "default").replace("<plan>", "gold");
+            assertThat(LimitsFile.isLive(key)).as("the limits file reads %s: the reference says live=%s", key,
+                    catalogued.live()).isEqualTo(catalogued.live());
+            String property = key.substring(key.lastIndexOf('.') + 1);
+            String sample = samples.getOrDefault(key, samples.get(property));
+            if (sample == null) {
+                assertThat(catalogued.live()).as("a sample value for the live key %s", key).isFalse();
+                sample = catalogued.defaultValue() != null ? catalogued.defaultValue() + "1" : "1";
+            }
+            String before = base.put(key, sample);
+            int applied = live.refresh();
+            assertThat(applied).as("%s=%s changed while running: the reference says live=%s", key, sample,
+                    catalogued.live()).isEqualTo(catalogued.live() ? 1 : 0);
+            if (before == null) {
+                base.remove(key);
+            } else {
+                base.put(key, before);
+            }
+            live.refresh();
+        }
     }
 }
