@@ -57,6 +57,7 @@ class LiveValuesTest {
     private Path file;
     private RateLimitEngine engine;
     private LiveValues live;
+    private LiveValues.Startup startup;
     private BoundLimits todos;
 
     @AfterEach
@@ -69,7 +70,7 @@ class LiveValuesTest {
         if (fileLines.length > 0) {
             write(fileLines);
         }
-        LiveValues.Startup startup = LiveValues.startup(baseSource, file);
+        startup = LiveValues.startup(baseSource, file);
         engine = RateLimitEngine.builder(RateLimitSettings.load(startup.source()), new InProcessRateLimitStore(10_000, clock))
                 .clock(clock).refreshing(true).build();
         todos = engine.binder().bindResourceMethod(resourceMethod("TodoResource.all()", limit("default", 3, 60))).transport();
@@ -217,13 +218,38 @@ class LiveValuesTest {
     }
 
     @Test
-    void aKeyThatIsNotLiveIsIgnoredWithAWarning() throws IOException {
-        start("ratelimit.partition-header=X-Other");
+    void aKeyThatIsNotLiveIsIgnoredWithAWarningAtStartUpAndOncePerChangeOfTheFile() throws IOException {
+        start("ratelimit.partition-header=X-Other", "ratelimit.redis.uri=redis://elsewhere:6379");
+        assertThat(startup.warnings()).as("for the start-up log").hasSize(2)
+                .allMatch(w -> w.startsWith("ratelimit: the limits file " + file + " (ratelimit.limits-file) sets "))
+                .anyMatch(w -> w.contains(" sets ratelimit.partition-header, which the limits file does not read"))
+                .anyMatch(w -> w.contains(" sets ratelimit.redis.uri, which the limits file does not read"));
         assertThat(live.refresh()).isZero();
+        assertThat(log.messages(Level.WARNING, "which the limits file does not read")).as("the file did not change")
+                .isEmpty();
+
         write("ratelimit.partition-header=X-Other", "ratelimit.limits.default.permit-limit=4");
         live.refresh();
-        assertThat(log.messages(Level.WARNING, "ratelimit.partition-header, which is not read")).hasSize(1);
+        live.refresh();
+        assertThat(log.messages(Level.WARNING, "sets ratelimit.partition-header, which the limits file does not read"))
+                .hasSize(1);
         assertThat(engine.liveSettings().partitionHeader()).isEqualTo("X-Api-Key");
+
+        write("ratelimit.partition-header=X-Other", "ratelimit.limits.default.permit-limit=5");
+        live.refresh();
+        assertThat(log.messages(Level.WARNING, "sets ratelimit.partition-header, which the limits file does not read"))
+                .as("the file changed: said again").hasSize(2);
+    }
+
+    @Test
+    void valuesFromTheFileAreLoggedWithTheirControlCharactersEscaped() throws IOException {
+        start();
+        write("ratelimit.limits.default.permit-limit=abc\\nWARNING: forged", "ratelimit.limits.x\\ny.mode=off");
+        live.refresh();
+        assertThat(log.messages(Level.WARNING, "ratelimit.limits.default.permit-limit=abc\\nWARNING: forged is not applied"))
+                .hasSize(1);
+        assertThat(log.records()).extracting(java.util.logging.LogRecord::getMessage)
+                .noneMatch(line -> line.contains("\n") || line.contains("\r"));
     }
 
     @Test
