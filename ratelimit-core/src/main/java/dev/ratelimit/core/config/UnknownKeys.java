@@ -17,7 +17,7 @@ import java.util.TreeSet;
  * declaration uses (unless configuration declares it whole for the programmatic API), a limit name that differs from a
  * declared one only in case (names are case-sensitive), a plan outside {@code ratelimit.plans}, a property that does
  * not exist; and an environment variable {@code RATELIMIT_...} that stands for no such key (docs/configuration.md,
- * "Environment variables"). A key that the settings read is a setting ({@link SettingsReader#wasRead}); so is every
+ * "Mistakes"). A key that the settings read is a setting ({@link SettingsReader#wasRead}); so is every
  * key of the reference ({@link KeyCatalogue}), which lists what other modules read too (the stores, live values, the
  * admin API): a module's key is known by being catalogued.
  */
