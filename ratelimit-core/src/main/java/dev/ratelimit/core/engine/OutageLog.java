@@ -36,7 +36,7 @@ final class OutageLog {
     void failed(String what, Throwable cause) {
         failures.incrementAndGet();
         if (!down.get() && down.compareAndSet(false, true)) {
-            LOG.log(Level.WARNING, "ratelimit: " + store + " failed to decide " + what + " (" + describe(cause)
+            LOG.log(Level.WARNING, "ratelimit: " + store + " failed to decide " + LogText.of(what) + " (" + describe(cause)
                     + "); until it answers again, " + consequence + ". Logged once per outage");
         }
     }
