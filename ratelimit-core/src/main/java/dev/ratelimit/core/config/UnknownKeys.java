@@ -6,6 +6,7 @@ import static dev.ratelimit.core.config.RateLimitSettings.PLANS;
 import static dev.ratelimit.core.config.RateLimitSettings.WINDOW_SECONDS;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -43,8 +44,19 @@ final class UnknownKeys {
         for (String key : read.keys()) {
             keys.add(key);
         }
+        // SmallRye Config lists a variable twice: as it is written, and lower case with dots for its underscores
+        // (RATELIMIT_STORE_TIMEOUT_MILLIS: ratelimit.store.timeout.millis); the variable is judged, not that spelling
+        Set<String> listedForVariables = new HashSet<>();
+        for (String key : keys) {
+            if (key.startsWith(ENVIRONMENT_PREFIX)) {
+                listedForVariables.add(key.toLowerCase(Locale.ROOT).replace('_', '.'));
+            }
+        }
         List<String> warnings = new ArrayList<>();
         for (String key : keys) {
+            if (listedForVariables.contains(key)) {
+                continue;
+            }
             if (key.startsWith(ENVIRONMENT_PREFIX)) {
                 String warning = environmentWarning(key, read, plans, known);
                 if (warning != null) {
@@ -120,7 +132,8 @@ final class UnknownKeys {
             }
         }
         for (String key : read.readKeys()) {
-            if (environmentName(key).equals(variable)) {
+            // a limit's or a plan's key is read for any name listed, declared or not: judged by its name below
+            if (!key.startsWith(LIMITS) && !key.startsWith(PLANS + ".") && environmentName(key).equals(variable)) {
                 return null;
             }
         }

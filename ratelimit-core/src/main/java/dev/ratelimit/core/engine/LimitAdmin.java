@@ -15,6 +15,7 @@ import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -106,7 +107,7 @@ public final class LimitAdmin {
             // a digest of the value would name a partition this limit never counts in: an operator would think they
             // read or reset a count they did not
             throw new IllegalArgumentException("ratelimit: the limit " + LogText.quoted(name) + " counts per "
-                    + per.name().toLowerCase(java.util.Locale.ROOT) + ", not per argument: find its count by the "
+                    + per.name().toLowerCase(Locale.ROOT) + ", not per argument: find its count by the "
                     + "partition (.../partitions/{partition}), not by ?key=");
         }
         return binder.engine().argumentKeys().partition(key, binder.exactKeys(name));

@@ -631,6 +631,20 @@ class RateLimitSettingsTest {
     }
 
     @Test
+    void theDottedSpellingSmallRyeListsBesideAVariableIsNotWarnedAboutTheVariableIs() {
+        RateLimitSettings settings = settings(
+                "RATELIMIT_STORE_TIMEOUT_MILLIS", "100",
+                "ratelimit.store.timeout.millis", "100",
+                "RATELIMIT_LIMITS_LISITNG_MODE", "off",
+                "ratelimit.limits.lisitng.mode", "off",
+                "ratelimit.store.timeout.milis", "100");
+
+        assertThat(settings.unknownKeys(Set.of("listing"))).hasSize(2)
+                .anyMatch(w -> w.startsWith("the environment variable RATELIMIT_LIMITS_LISITNG_MODE names the limit LISITNG"))
+                .anyMatch(w -> w.startsWith("ratelimit.store.timeout.milis is not a ratelimit setting"));
+    }
+
+    @Test
     void anEnvironmentVariableThatStandsForNoKeyIsWarnedAboutNamingIt() {
         RateLimitSettings settings = settings(
                 "ratelimit.plans", "gold",
