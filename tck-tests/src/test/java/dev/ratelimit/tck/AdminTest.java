@@ -172,7 +172,7 @@ class AdminTest extends TckTestBase {
             }
         }
         String accounts = ADMIN + "/limits/" + LoginProtectionIT.LOGIN_ACCOUNT + "/partitions";
-        for (String noKey : List.of(accounts, accounts + "?key=", accounts + "?plan=gold")) {
+        for (String noKey : List.of(accounts, accounts + "?key=", accounts + "?key=%20", accounts + "?plan=gold")) {
             ops().get(noKey).assertStatus(400);
             ops().delete(noKey).assertStatus(400);
         }

@@ -105,7 +105,7 @@ public class AdminResource {
 
     /**
      * What {@code then} answers for the partition of {@code key}, once the caller may ask, the key is given and the
-     * limit counts per argument: 400 without a key (or with an empty one), 404 naming a limit nothing declares, 400
+     * limit counts per argument: 400 without a key (or with a blank one), 404 naming a limit nothing declares, 400
      * naming a limit that does not count per argument (a digest would name a partition it never counts in).
      */
     private Response byKey(String name, String key, SecurityContext security, String what,
@@ -114,7 +114,7 @@ public class AdminResource {
         if (denied != null) {
             return denied;
         }
-        if (key == null || key.isEmpty()) {
+        if (key == null || key.isBlank()) {
             return problem(400, "Bad Request", "ratelimit: give the value whose count to " + what + ": ?key=<value>");
         }
         String partition;
