@@ -45,7 +45,8 @@ public interface RateLimitAdmin {
      * and {@link #reset} to find and reset the count of an account by its name; the value itself is kept nowhere.
      *
      * @param key the value (an account, a phone number)
-     * @throws IllegalArgumentException naming the limit when nothing declares it
+     * @throws IllegalArgumentException naming the limit when nothing declares it, or when it is not counted per
+     *                                  argument (its partitions are callers or addresses, never a value's digest)
      */
     String keyPartition(String name, String key);
 

@@ -14,6 +14,7 @@ import java.net.http.HttpResponse;
 import java.util.UUID;
 import java.util.logging.Level;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every configuration key that changes limits at run time, each with a real server
@@ -246,6 +247,33 @@ class ConfigurationKeysTest {
                             .contains("\"lisitng\""))
                     .anySatisfy(line -> assertThat(line).contains("ratelimit.plans.silver.limits.listing.permit-limit"));
             assertThat(log.messages(Level.WARNING)).noneMatch(line -> line.contains("ratelimit.limits.listing."));
+        }
+    }
+
+    /**
+     * At start-up, before any request: Jersey says when it has deployed, so a key that names a limit only a resource
+     * method could declare is checked then (docs/configuration.md, "Mistakes"), not when the first request arrives.
+     */
+    @Test
+    void typosAreWarnedAboutAtStartUpBeforeAnyRequest(@TempDir java.nio.file.Path dir) throws java.io.IOException {
+        java.nio.file.Path file = dir.resolve("limits.properties");
+        java.nio.file.Files.writeString(file, "ratelimit.limits.listing.permit-limit=4\nratelimit.redis.uri=redis://x:6379\n");
+        try (LogCapture log = LogCapture.library();
+             Embedded app = app().config("ratelimit.limits-file", file.toString())
+                     .config("ratelimit.limits.lisitng.permit-limit", "4")
+                     .config("ratelimit.limits.Listing.mode", "off")
+                     .config("ratelimit.limits.outer.window-seconds\nWARNING: forged", "4").start()) {
+            assertThat(log.messages(Level.WARNING)).as("no request yet").hasSize(4)
+                    .anySatisfy(line -> assertThat(line).contains("ratelimit.limits.lisitng.permit-limit")
+                            .contains("\"lisitng\""))
+                    .anySatisfy(line -> assertThat(line).contains("ratelimit.limits.Listing.mode")
+                            .contains("differs only in case from the declared limit \"listing\""))
+                    .anySatisfy(line -> assertThat(line).contains("the limits file " + file)
+                            .contains("sets ratelimit.redis.uri, which the limits file does not read"))
+                    .anySatisfy(line -> assertThat(line).contains("ratelimit.limits.outer.window-seconds\\nWARNING: forged"))
+                    .noneMatch(line -> line.contains("\n"));
+            app.get("/limited", "X-Api-Key", key());
+            assertThat(log.messages(Level.WARNING)).as("not again").hasSize(4);
         }
     }
 

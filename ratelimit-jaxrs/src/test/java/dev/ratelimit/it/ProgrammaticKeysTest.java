@@ -50,6 +50,13 @@ class ProgrammaticKeysTest {
             assertThatThrownBy(() -> limiter.acquireForAddress("ip", 1, one)).isInstanceOf(RateLimitExceededException.class);
             assertThat(limiter.acquireForAddress("ip", 1, InetAddress.getByName("192.0.2.2")).allowed()).isTrue();
             assertThat(limiter.acquireForAddress("ip", 1, null).partition()).isEqualTo("addr:unknown");
+
+            RateLimitAdmin admin = app.bean(RateLimitAdmin.class);
+            assertThatThrownBy(() -> admin.keyPartition("ip", "192.0.2.1")).as("a digest would name no count of it")
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("the limit \"ip\" counts per address, not per argument");
+            assertThatThrownBy(() -> admin.keyPartition("nothing-declares-it", "x"))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("\"nothing-declares-it\"");
         }
     }
 }

@@ -154,6 +154,83 @@ class AdminTest extends TckTestBase {
         ops().get(ADMIN + "/limits/default/refused?top=zero").assertStatus(400);
     }
 
+    /**
+     * {@code ?key=} finds a count by the value a limit per argument counts (docs/login-protection.md, "Finding and
+     * resetting an account's count"), and only there: on a limit per address or per caller a digest would name a
+     * partition it never counts in, so the answer is a 400 naming the limit, and a DELETE resets nothing.
+     */
+    @Test
+    void theKeyQueryIsA400OnALimitNotPerArgumentAndEveryErrorPathAnswersAsDocumented() {
+        String account = ServerUnderTest.freshName("acct");
+        for (String limit : List.of(LoginProtectionIT.LOGIN_ADDRESS, DEFAULT)) {
+            String byKey = ADMIN + "/limits/" + limit + "/partitions?key=" + account;
+            for (Reply reply : List.of(ops().get(byKey), ops().delete(byKey))) {
+                reply.assertStatus(400);
+                assertThat(reply.header("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
+                assertThat(reply.json().get("detail").asText()).as("%s", reply).contains("\"" + limit + "\"")
+                        .contains("not per argument").doesNotContain(account);
+            }
+        }
+        String accounts = ADMIN + "/limits/" + LoginProtectionIT.LOGIN_ACCOUNT + "/partitions";
+        for (String noKey : List.of(accounts, accounts + "?key=", accounts + "?key=%20", accounts + "?plan=gold")) {
+            ops().get(noKey).assertStatus(400);
+            ops().delete(noKey).assertStatus(400);
+        }
+        Reply unknown = ops().get(ADMIN + "/limits/no-such-limit/partitions?key=" + account).assertStatus(404);
+        assertThat(unknown.json().get("detail").asText()).contains("\"no-such-limit\"");
+        ops().delete(ADMIN + "/limits/no-such-limit/partitions?key=" + account).assertStatus(404);
+        server.anonymous().get(accounts + "?key=" + account).assertStatus(401);
+        server.anonymous().delete(accounts + "?key=" + account).assertStatus(401);
+        server.as("bob").get(accounts + "?key=" + account).assertStatus(403);
+        server.as("bob:gold").delete(accounts + "?key=" + account).assertStatus(403);
+
+        JsonNode count = ops().get(accounts + "?key=" + account).assertStatus(200).json();
+        assertThat(count.get("partition").asText()).as("a digest, never the value: %s", count).startsWith("arg:")
+                .doesNotContain(account);
+        ops().delete(accounts + "?key=" + account).assertStatus(204);
+    }
+
+    /**
+     * A partition with a line break, reset over HTTP (docs/operating-limits.md, "What the log shows"): logged on one
+     * line, the break escaped. The log is read where the suite can read it, the embedded example's own records; the
+     * answer is checked on every runtime.
+     */
+    @Test
+    void aResetOfAPartitionWithALineBreakIsLoggedOnOneLine() {
+        String forged = ServerUnderTest.freshName("forged");
+        String path = ADMIN + "/limits/default/partitions/X-Api-Key:a%0AWARNING:%20ratelimit:%20" + forged;
+        boolean readable = System.getProperty(ServerUnderTest.BASE_URL_PROPERTY, "").isBlank();
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger("dev.ratelimit");
+        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                if (record.getMessage() != null && record.getMessage().contains(forged)) {
+                    lines.add(record.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(handler);
+        try {
+            ops().delete(path).assertStatus(204);
+        } finally {
+            logger.removeHandler(handler);
+        }
+        if (readable) {
+            assertThat(lines).singleElement().asString()
+                    .contains("for the partition \"X-Api-Key:a\\nWARNING: ratelimit: " + forged + "\" was started afresh")
+                    .doesNotContain("\n", "\r");
+        }
+    }
+
     @Test
     void aHundredAndFiftyAdminRequestsInAMinuteAreNeverRefused() {
         Caller ops = ops();

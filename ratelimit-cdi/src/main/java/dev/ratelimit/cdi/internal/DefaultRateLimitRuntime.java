@@ -12,6 +12,7 @@ import dev.ratelimit.core.metrics.RateLimitMetrics;
 import dev.ratelimit.core.config.AdminSettings;
 import dev.ratelimit.core.config.LimitsFile;
 import dev.ratelimit.core.engine.LiveValues;
+import dev.ratelimit.core.log.LogText;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -76,6 +77,9 @@ public class DefaultRateLimitRuntime implements RateLimitRuntime {
 
     private void build() {
         RateLimitSettings settings = configuration.settings();
+        for (String warning : configuration.startup().warnings()) {
+            LOG.log(Level.WARNING, warning); // keys the limits file sets but does not read: once, at start-up
+        }
         RateLimitMetrics recorder = metrics();
         ledgers = integrationLedgers.isResolvable() ? integrationLedgers.get()
                 : new DefaultRequestLedgers(ledgerHolder, DefaultRequestLedgers.contextFollowsTheRequest());
@@ -147,7 +151,8 @@ public class DefaultRateLimitRuntime implements RateLimitRuntime {
      * Warns about configuration keys that name nothing the application declares. Called when CDI has started
      * and bound every limited bean method: when Jakarta REST is still to deploy ({@code restToFollow}) and a
      * key names a limit not known yet (one that only a resource class that is not a CDI bean, or the
-     * {@code Application}, declares), the check waits for {@link #deploymentComplete()}.
+     * {@code Application}, declares), the check waits for {@link #deploymentComplete()}: which Jakarta REST calls once
+     * it has deployed, at start-up (Jersey, Quarkus), else the first request.
      */
     void checkConfiguration(boolean restToFollow) {
         if (!configuration.settings().enabled()) {
@@ -171,7 +176,8 @@ public class DefaultRateLimitRuntime implements RateLimitRuntime {
 
     private static void warn(List<String> warnings) {
         for (String warning : warnings) {
-            LOG.log(Level.WARNING, "ratelimit configuration: " + warning);
+            // keys are the configuration's: a system property's name may hold any character
+            LOG.log(Level.WARNING, "ratelimit configuration: " + LogText.of(warning));
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.ratelimit.core.address;
 
+import dev.ratelimit.core.log.LogText;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -57,7 +58,7 @@ final class UntrustedForwardingLog {
                 return;
             }
         }
-        String address = AddressText.toString(high, low);
+        String address = LogText.of(AddressText.toString(high, low)); // digits and separators, escaped all the same
         log.log(Level.WARNING, "ratelimit: a request from " + address + " carries Forwarded or X-Forwarded-For, but "
                 + address + " is not in ratelimit.trusted-proxies: it is counted as " + address + " and the forwarded "
                 + "addresses are ignored. If " + address + " is a proxy or load balancer of yours, add it to "

@@ -45,6 +45,11 @@ final class SettingsReader {
         return read.contains(key);
     }
 
+    /** Every key some setting read so far (set or not). */
+    Set<String> readKeys() {
+        return Set.copyOf(read);
+    }
+
     /** The stripped value of {@code key}, or null when unset or blank. */
     String text(String key) {
         read.add(key);

@@ -3,16 +3,19 @@ package dev.ratelimit.core.engine;
 import dev.ratelimit.core.CountState;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitMode;
+import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.core.config.Plan;
 import dev.ratelimit.core.config.RateLimitSettings.Effective;
 import dev.ratelimit.core.engine.RefusalSummary.Refused;
+import dev.ratelimit.core.log.LogText;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -81,9 +84,10 @@ public final class LimitAdmin {
         RateLimitRequest request = request(name, plan);
         CompletionStage<Void> restarted = request.handle(0) == null ? CompletableFuture.completedFuture(null)
                 : binder.store().restart(partition, request);
-        return restarted.thenRun(() -> LOG.log(Level.INFO, "ratelimit: the count of \""
-                + name + "\"" + (plan == null ? "" : " (plan \"" + plan + "\")") + " for the partition \"" + partition
-                + "\" was started afresh, asked by " + who));
+        // every value here came with the request (or the bean call): escaped, so none can write a line of its own
+        return restarted.thenRun(() -> LOG.log(Level.INFO, "ratelimit: the count of " + LogText.quoted(name)
+                + (plan == null ? "" : " (plan " + LogText.quoted(plan) + ")") + " for the partition "
+                + LogText.quoted(partition) + " was started afresh, asked by " + LogText.of(who)));
     }
 
     /**
@@ -91,11 +95,20 @@ public final class LimitAdmin {
      * the method that first declared the limit normalises it. The admin API finds a caller's count by the value
      * (a username, a phone number) without it ever being kept in clear.
      *
-     * @throws IllegalArgumentException naming the limit when nothing declares it
+     * @throws IllegalArgumentException naming the limit when nothing declares it ({@link UnknownLimitException}), or
+     *                                  when it is not counted per argument (its partitions are not digests of a value)
      */
     public String keyPartition(String name, String key) {
         if (binder.declaredPolicy(name) == null && binder.live().settings.configuredLimit(name) == null) {
             throw unknown(name);
+        }
+        RateLimitPer per = binder.perOf(name);
+        if (per != RateLimitPer.ARGUMENT) {
+            // a digest of the value would name a partition this limit never counts in: an operator would think they
+            // read or reset a count they did not
+            throw new IllegalArgumentException("ratelimit: the limit " + LogText.quoted(name) + " counts per "
+                    + per.name().toLowerCase(Locale.ROOT) + ", not per argument: find its count by the "
+                    + "partition (.../partitions/{partition}), not by ?key=");
         }
         return binder.engine().argumentKeys().partition(key, binder.exactKeys(name));
     }
@@ -129,7 +142,7 @@ public final class LimitAdmin {
         if (plan != null) {
             p = live.plans.named(plan);
             if (p == null) {
-                throw new IllegalArgumentException("ratelimit: no plan is named \"" + plan + "\"");
+                throw new UnknownLimitException("ratelimit: no plan is named " + LogText.quoted(plan));
             }
         }
         BoundKey key = live.keys.get(plan == null ? name : name + '/' + plan);
@@ -151,7 +164,19 @@ public final class LimitAdmin {
     }
 
     private static IllegalArgumentException unknown(String name) {
-        return new IllegalArgumentException("ratelimit: no limit is named \"" + name + "\"");
+        return new UnknownLimitException("ratelimit: no limit is named " + LogText.quoted(name));
+    }
+
+    /**
+     * No limit (or no plan) has the name asked for: what the admin API over HTTP answers with 404, where any other
+     * {@code IllegalArgumentException} is a request it cannot answer (400).
+     */
+    public static final class UnknownLimitException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        UnknownLimitException(String message) {
+            super(message);
+        }
     }
 
     /**

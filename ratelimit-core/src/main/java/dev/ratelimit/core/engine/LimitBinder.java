@@ -389,6 +389,11 @@ public final class LimitBinder {
         return names.exactKeys(name);
     }
 
+    /** Whose count a name spends from, in the configuration in force (configuration, else its first declaration). */
+    synchronized RateLimitPer perOf(String name) {
+        return namedPer(live.settings, name);
+    }
+
     /** Warnings for configuration keys that name nothing bound so far (see {@link RateLimitSettings#unknownKeys}). */
     public synchronized List<String> unknownKeyWarnings() {
         return live.settings.unknownKeys(new TreeSet<>(names.names()));

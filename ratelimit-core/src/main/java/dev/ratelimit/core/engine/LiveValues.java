@@ -4,11 +4,13 @@ import dev.ratelimit.core.config.LimitsFile;
 import dev.ratelimit.core.config.Plan;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.config.SettingsSource;
+import dev.ratelimit.core.log.LogText;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,7 +49,6 @@ public final class LiveValues {
     private Object fileStamp;
     private boolean fileWarned;
     private final Set<String> warnedValues = new HashSet<>();
-    private final Set<String> warnedIgnored = new HashSet<>();
 
     /**
      * @param engine  the engine, built on the settings of {@code startup}
@@ -73,16 +74,21 @@ public final class LiveValues {
     public static Startup startup(SettingsSource base, Path file) {
         Map<String, String> values = null;
         Object stamp = null;
+        Set<String> ignored = new TreeSet<>();
         if (file != null) {
             try {
                 stamp = stamp(file);
-                values = read(file, new HashSet<>());
+                values = read(file, ignored);
             } catch (IOException e) {
                 LOG.log(Level.WARNING, "ratelimit: the limits file " + file + " (" + LimitsFile.LIMITS_FILE + ") cannot "
                         + "be read (" + e + "); the application starts with the rest of its configuration");
             }
         }
-        return new Startup(LimitsFile.layered(values == null ? Map.of() : values, base, base), values, stamp);
+        List<String> warnings = new ArrayList<>();
+        for (String key : ignored) {
+            warnings.add(ignoredKey(file, key));
+        }
+        return new Startup(LimitsFile.layered(values == null ? Map.of() : values, base, base), values, stamp, warnings);
     }
 
     /**
@@ -138,9 +144,9 @@ public final class LiveValues {
         RateLimitSettings settings = RateLimitSettings.load(candidate);
         engine.apply(settings);
         for (Map.Entry<String, Optional<String>> change : accepted.entrySet()) {
-            LOG.log(Level.INFO, "ratelimit: " + change.getKey() + ": "
-                    + applied.value(change.getKey()).map(String::strip).filter(v -> !v.isEmpty()).orElse("(unset)")
-                    + " -> " + change.getValue().orElse("(unset)"));
+            LOG.log(Level.INFO, "ratelimit: " + LogText.of(change.getKey()) + ": " + LogText.of(applied.value(
+                    change.getKey()).map(String::strip).filter(v -> !v.isEmpty()).orElse("(unset)"))
+                    + " -> " + LogText.of(change.getValue().orElse("(unset)")));
             warnedValues.removeIf(w -> w.startsWith(change.getKey() + '\u0000'));
         }
         applied = candidate;
@@ -159,8 +165,9 @@ public final class LiveValues {
 
     private void warnRejected(String key, Optional<String> value, String problem) {
         if (warnedValues.add(key + '\u0000' + value.orElse(""))) {
-            LOG.log(Level.WARNING, "ratelimit: " + key + "=" + value.orElse("(unset)") + " is not applied (" + problem
-                    + "); the previous value stays: " + applied.value(key).orElse("(unset)"));
+            LOG.log(Level.WARNING, "ratelimit: " + LogText.of(key) + "=" + LogText.of(value.orElse("(unset)"))
+                    + " is not applied (" + LogText.of(problem) + "); the previous value stays: "
+                    + LogText.of(applied.value(key).orElse("(unset)")));
         }
     }
 
@@ -221,12 +228,8 @@ public final class LiveValues {
             fileValues = read(file, ignored);
             fileStamp = stamp;
             fileWarned = false;
-            for (String key : ignored) {
-                if (warnedIgnored.add(key)) {
-                    LOG.log(Level.WARNING, "ratelimit: the limits file " + file + " sets " + key + ", which is not read "
-                            + "while the application runs (only ratelimit.mode, ratelimit.limits.*, ratelimit.plans.*, "
-                            + "ratelimit.global.permit-limit and .window-seconds are); ignored");
-                }
+            for (String key : ignored) { // once per change of the file: it is read again only when it changed
+                LOG.log(Level.WARNING, ignoredKey(file, key));
             }
         } catch (IOException e) {
             if (!fileWarned) {
@@ -235,6 +238,17 @@ public final class LiveValues {
                         + "missing or cannot be read (" + e + "); the last good values stay");
             }
         }
+    }
+
+    /**
+     * The warning for a key the limits file sets but does not read (docs/operating-limits.md, "Live values"), naming
+     * the key and the file.
+     */
+    static String ignoredKey(Path file, String key) {
+        return "ratelimit: the limits file " + file + " (" + LimitsFile.LIMITS_FILE + ") sets " + LogText.of(key)
+                + ", which the limits file does not read (it reads only ratelimit.mode, ratelimit.limits.*, "
+                + "ratelimit.plans and ratelimit.plans.*, ratelimit.global.permit-limit and .window-seconds; other keys "
+                + "belong in the application's configuration): ignored";
     }
 
     private static Map<String, String> read(Path file, Set<String> ignored) throws IOException {
@@ -252,11 +266,21 @@ public final class LiveValues {
         private final SettingsSource source;
         private final Map<String, String> fileValues;
         private final Object fileStamp;
+        private final List<String> warnings;
 
-        Startup(SettingsSource source, Map<String, String> fileValues, Object fileStamp) {
+        Startup(SettingsSource source, Map<String, String> fileValues, Object fileStamp, List<String> warnings) {
             this.source = source;
             this.fileValues = fileValues;
             this.fileStamp = fileStamp;
+            this.warnings = List.copyOf(warnings);
+        }
+
+        /**
+         * One warning per key the limits file sets but does not read, naming the key and the file: for the start-up
+         * log (once; a refresh warns again only when the file changed).
+         */
+        public List<String> warnings() {
+            return warnings;
         }
 
         /** The file's live keys over the base configuration, frozen: what the engine's settings are read from. */

@@ -1,5 +1,6 @@
 package dev.ratelimit.core.engine;
 
+import dev.ratelimit.core.log.LogText;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -35,7 +36,7 @@ final class OutageLog {
     void failed(String what, Throwable cause) {
         failures.incrementAndGet();
         if (!down.get() && down.compareAndSet(false, true)) {
-            LOG.log(Level.WARNING, "ratelimit: " + store + " failed to decide " + what + " (" + describe(cause)
+            LOG.log(Level.WARNING, "ratelimit: " + store + " failed to decide " + LogText.of(what) + " (" + describe(cause)
                     + "); until it answers again, " + consequence + ". Logged once per outage");
         }
     }
@@ -55,6 +56,7 @@ final class OutageLog {
 
     static String describe(Throwable cause) {
         String message = cause.getMessage();
-        return cause.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+        // a store's message may carry what a client sent (a key, a partition)
+        return cause.getClass().getSimpleName() + (message == null ? "" : ": " + LogText.of(message));
     }
 }

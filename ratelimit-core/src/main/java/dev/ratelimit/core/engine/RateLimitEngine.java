@@ -16,6 +16,7 @@ import dev.ratelimit.core.address.OrderedPartitioner;
 import dev.ratelimit.core.config.OnFailure;
 import dev.ratelimit.core.config.Plan;
 import dev.ratelimit.core.config.RateLimitSettings;
+import dev.ratelimit.core.log.LogText;
 import dev.ratelimit.core.metrics.RateLimitMetrics;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
 import java.lang.System.Logger.Level;
@@ -476,8 +477,8 @@ public final class RateLimitEngine {
         }
         Plan plan = plans.named(name);
         if (plan == null) {
-            planFailures.occurred(n -> "ratelimit: the plan resolver " + planResolver + " answered \"" + name
-                    + "\", which " + RateLimitSettings.PLANS + " does not list (" + n + (n == 1 ? " such answer" : " such answers")
+            planFailures.occurred(n -> "ratelimit: the plan resolver " + planResolver + " answered " + LogText.quoted(name)
+                    + ", which " + RateLimitSettings.PLANS + " does not list (" + n + (n == 1 ? " such answer" : " such answers")
                     + " since the last such line); those callers get no plan", null);
             return 0;
         }

@@ -13,7 +13,10 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code docs/configuration.md} is generated from {@link KeyCatalogue}: the part between its two markers must be what
  * the catalogue renders today. After changing the catalogue, regenerate the page with
- * {@code mvn -pl ratelimit-core test -Dtest=ConfigurationReferenceTest -Dratelimit.docs.write=true}.
+ * {@code mvn -pl ratelimit-core test -Dtest=ConfigurationReferenceTest -Dratelimit.docs.write=true}: it writes the page
+ * and fails, saying so, when the page was out of date (and passes when it was not), so that no build passes on a
+ * stale page. That the catalogue's "live" column is what live values really read again is
+ * {@code LiveValuesTest#theKeysReadAgainAreThoseTheReferenceMarksLive}.
  */
 class ConfigurationReferenceTest {
 
@@ -29,9 +32,11 @@ class ConfigurationReferenceTest {
         assertThat(begin).as("%s in %s", BEGIN, PAGE).isNotNegative();
         assertThat(end).as("%s in %s", END, PAGE).isGreaterThan(begin);
         String expected = page.substring(0, begin + BEGIN.length()) + "\n" + render() + page.substring(end);
-        if (Boolean.getBoolean("ratelimit.docs.write")) {
+        if (Boolean.getBoolean("ratelimit.docs.write") && !page.equals(expected)) {
             Files.writeString(PAGE, expected, StandardCharsets.UTF_8);
-            return;
+            // a build that writes the page is never green with the page it found: CI cannot pass on a stale page
+            throw new AssertionError(PAGE + " was out of date and has been rewritten from KeyCatalogue: review the "
+                    + "change and commit it, then run the test again");
         }
         assertThat(page).as("%s is generated from KeyCatalogue: regenerate it with -Dratelimit.docs.write=true", PAGE)
                 .isEqualTo(expected);

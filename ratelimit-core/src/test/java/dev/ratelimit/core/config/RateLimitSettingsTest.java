@@ -614,6 +614,72 @@ class RateLimitSettingsTest {
         assertThat(settings.unknownKeys(Set.of("default"))).isEmpty();
     }
 
+    @Test
+    void anEnvironmentVariableWhoseLimitNameMatchesNoDeclaredLimitIsWarnedAboutNamingIt() {
+        RateLimitSettings settings = settings(
+                "RATELIMIT_LIMITS_LISITNG_PERMIT_LIMIT", "5",
+                "RATELIMIT_LIMITS_LISTING_PERMIT_LIMIT", "5",
+                "RATELIMIT_LIMITS_LOGIN_ADDRESS_FAILURE_STATUSES", "401",
+                "RATELIMIT_KEY_SECRET", "a secret of at least sixteen characters",
+                "RATELIMIT_STORE_TIMEOUT_MILLIS", "100",
+                "RATELIMIT_REDIS_URI", "redis://localhost:6379",
+                "RATELIMITER_HOME", "not ours: another prefix");
+
+        assertThat(settings.unknownKeys(Set.of("listing", "login-address"))).singleElement().asString()
+                .startsWith("the environment variable RATELIMIT_LIMITS_LISITNG_PERMIT_LIMIT names the limit LISITNG ")
+                .contains("ratelimit.limits.lisitng.permit-limit", "matches no declared limit", "listing, login-address");
+    }
+
+    @Test
+    void theDottedSpellingSmallRyeListsBesideAVariableIsNotWarnedAboutTheVariableIs() {
+        RateLimitSettings settings = settings(
+                "RATELIMIT_STORE_TIMEOUT_MILLIS", "100",
+                "ratelimit.store.timeout.millis", "100",
+                "RATELIMIT_LIMITS_LISITNG_MODE", "off",
+                "ratelimit.limits.lisitng.mode", "off",
+                "ratelimit.store.timeout.milis", "100");
+
+        assertThat(settings.unknownKeys(Set.of("listing"))).hasSize(2)
+                .anyMatch(w -> w.startsWith("the environment variable RATELIMIT_LIMITS_LISITNG_MODE names the limit LISITNG"))
+                .anyMatch(w -> w.startsWith("ratelimit.store.timeout.milis is not a ratelimit setting"));
+    }
+
+    @Test
+    void anEnvironmentVariableThatStandsForNoKeyIsWarnedAboutNamingIt() {
+        RateLimitSettings settings = settings(
+                "ratelimit.plans", "gold",
+                "RATELIMIT_LIMITS_LISTING_PERMIT_LIMT", "5",
+                "RATELIMIT_STORE_TIMOUT_MILLIS", "100",
+                "RATELIMIT_PLANS_GOLD_LIMITS_LISTING_PERMIT_LIMIT", "50",
+                "RATELIMIT_PLANS_GOLD_ROLE", "paid",
+                "RATELIMIT_PLANS_SILVER_ROLE", "silver",
+                "RATELIMIT_PLANS_GOLD_LIMITS_LISTNG_MODE", "off");
+
+        assertThat(settings.unknownKeys(Set.of("listing"))).hasSize(4)
+                .anyMatch(w -> w.startsWith("the environment variable RATELIMIT_LIMITS_LISTING_PERMIT_LIMT stands for no "))
+                .anyMatch(w -> w.startsWith("the environment variable RATELIMIT_STORE_TIMOUT_MILLIS stands for no "))
+                .anyMatch(w -> w.startsWith("the environment variable RATELIMIT_PLANS_SILVER_ROLE ") && w.contains("[gold]"))
+                .anyMatch(w -> w.startsWith("the environment variable RATELIMIT_PLANS_GOLD_LIMITS_LISTNG_MODE "));
+    }
+
+    @Test
+    void aLimitNameThatDiffersFromADeclaredOneOnlyInCaseIsWarnedAboutNamingBoth() {
+        RateLimitSettings settings = settings(
+                "ratelimit.plans", "gold",
+                "ratelimit.limits.Login-Address.permit-limit", "500",
+                "ratelimit.limits.LOGIN-ADDRESS.permit-limit", "500",
+                "ratelimit.limits.LOGIN-ADDRESS.window-seconds", "60",
+                "ratelimit.plans.gold.limits.Login-Address.permit-limit", "900",
+                "ratelimit.limits.login-address.permit-limit", "6");
+
+        assertThat(settings.unknownKeys(Set.of("login-address"))).hasSize(4)
+                .allMatch(w -> w.contains("differs only in case from the declared limit \"login-address\""))
+                .anyMatch(w -> w.startsWith("ratelimit.limits.Login-Address.permit-limit "))
+                .anyMatch(w -> w.startsWith("ratelimit.limits.LOGIN-ADDRESS.permit-limit ")) // declared whole, all the same
+                .anyMatch(w -> w.startsWith("ratelimit.limits.LOGIN-ADDRESS.window-seconds "))
+                .anyMatch(w -> w.startsWith("ratelimit.plans.gold.limits.Login-Address.permit-limit "));
+    }
+
     private static RateLimitSettings settings(String... keysAndValues) {
         Map<String, String> values = new HashMap<>();
         for (int i = 0; i < keysAndValues.length; i += 2) {

@@ -61,8 +61,16 @@ class ArgumentKeysTest {
 
     @Test
     void lowerCasingUsesTheRootLocaleNotTheDefaultOne() {
-        assertThat(ArgumentKeys.normalize("TITLE")).as("a dotted i, as in Locale.ROOT (never the Turkish dotless one)")
-                .isEqualTo("title");
+        Locale before = Locale.getDefault();
+        Locale.setDefault(Locale.forLanguageTag("tr-TR")); // where "I" lower-cases to a dotless i
+        try {
+            assertThat("TITLE".toLowerCase()).as("the Turkish default is in force").isEqualTo("t\u0131tle");
+            assertThat(ArgumentKeys.normalize("TITLE")).as("a dotted i, as in Locale.ROOT (never the Turkish dotless one)")
+                    .isEqualTo("title");
+            assertThat(keys.partition("TITLE", false)).isEqualTo(keys.partition("title", false));
+        } finally {
+            Locale.setDefault(before);
+        }
     }
 
     @Test

@@ -305,6 +305,38 @@ class CountingWhatMattersTest {
     }
 
     @Test
+    void theAdminFindsACountByKeyOnlyForALimitPerArgument() {
+        engine.binder().bind(bean("Login.login(String)", 0,
+                declared("login-account", 2, 3600).per(RateLimitPer.ARGUMENT).build(),
+                declared("login-address", 5, 900).per(RateLimitPer.ADDRESS).build()));
+        engine.binder().bind(bean("Todos.all()", -1, declared("listing", 5, 60).build()));
+
+        assertThat(engine.admin().keyPartition("login-account", " Dave")).startsWith("arg:");
+        assertThatThrownBy(() -> engine.admin().keyPartition("login-address", "dave"))
+                .isExactlyInstanceOf(IllegalArgumentException.class)
+                .hasMessage("ratelimit: the limit \"login-address\" counts per address, not per argument: find its count "
+                        + "by the partition (.../partitions/{partition}), not by ?key=");
+        assertThatThrownBy(() -> engine.admin().keyPartition("listing", "dave"))
+                .isExactlyInstanceOf(IllegalArgumentException.class).hasMessageContaining("\"listing\" counts per caller");
+        assertThatThrownBy(() -> engine.admin().keyPartition("nope\nWARNING: x", "dave"))
+                .isInstanceOf(LimitAdmin.UnknownLimitException.class)
+                .hasMessage("ratelimit: no limit is named \"nope\\nWARNING: x\"");
+    }
+
+    @Test
+    void aResetIsLoggedWithEveryValueItWasAskedWithEscaped() {
+        engine.binder().bind(bean("Todos.all()", -1, declared("listing", 5, 60).build()));
+        try (LogCapture log = new LogCapture()) {
+            engine.admin().reset("listing", "X-Api-Key:a\nWARNING: ratelimit: forged\r\u2028", null,
+                    "\"ops\nINFO: x\" over HTTP").toCompletableFuture().join();
+
+            assertThat(log.records()).singleElement().extracting(java.util.logging.LogRecord::getMessage).asString()
+                    .isEqualTo("ratelimit: the count of \"listing\" for the partition \"X-Api-Key:a\\nWARNING: ratelimit: "
+                            + "forged\\r\\u2028\" was started afresh, asked by \"ops\\nINFO: x\" over HTTP");
+        }
+    }
+
+    @Test
     void aLiveChangeThatMakesALimitPerArgumentWithoutAKeyIsRefusedAndThePreviousValuesStay() {
         BoundLimits limits = engine.binder().bind(bean("Codes.verify(String)", -1, declared("codes", 1, 60).build()));
         assertThatThrownBy(() -> engine.apply(settings("ratelimit.limits.codes.per", "argument")))

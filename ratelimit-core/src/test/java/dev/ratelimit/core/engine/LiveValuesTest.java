@@ -11,6 +11,8 @@ import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitMode;
 import dev.ratelimit.core.RateLimitScope;
+import dev.ratelimit.core.config.KeyCatalogue;
+import dev.ratelimit.core.config.LimitsFile;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.config.SettingsSource;
 import dev.ratelimit.core.engine.LimitAdmin.LimitView;
@@ -55,6 +57,7 @@ class LiveValuesTest {
     private Path file;
     private RateLimitEngine engine;
     private LiveValues live;
+    private LiveValues.Startup startup;
     private BoundLimits todos;
 
     @AfterEach
@@ -67,7 +70,7 @@ class LiveValuesTest {
         if (fileLines.length > 0) {
             write(fileLines);
         }
-        LiveValues.Startup startup = LiveValues.startup(baseSource, file);
+        startup = LiveValues.startup(baseSource, file);
         engine = RateLimitEngine.builder(RateLimitSettings.load(startup.source()), new InProcessRateLimitStore(10_000, clock))
                 .clock(clock).refreshing(true).build();
         todos = engine.binder().bindResourceMethod(resourceMethod("TodoResource.all()", limit("default", 3, 60))).transport();
@@ -215,13 +218,38 @@ class LiveValuesTest {
     }
 
     @Test
-    void aKeyThatIsNotLiveIsIgnoredWithAWarning() throws IOException {
-        start("ratelimit.partition-header=X-Other");
+    void aKeyThatIsNotLiveIsIgnoredWithAWarningAtStartUpAndOncePerChangeOfTheFile() throws IOException {
+        start("ratelimit.partition-header=X-Other", "ratelimit.redis.uri=redis://elsewhere:6379");
+        assertThat(startup.warnings()).as("for the start-up log").hasSize(2)
+                .allMatch(w -> w.startsWith("ratelimit: the limits file " + file + " (ratelimit.limits-file) sets "))
+                .anyMatch(w -> w.contains(" sets ratelimit.partition-header, which the limits file does not read"))
+                .anyMatch(w -> w.contains(" sets ratelimit.redis.uri, which the limits file does not read"));
         assertThat(live.refresh()).isZero();
+        assertThat(log.messages(Level.WARNING, "which the limits file does not read")).as("the file did not change")
+                .isEmpty();
+
         write("ratelimit.partition-header=X-Other", "ratelimit.limits.default.permit-limit=4");
         live.refresh();
-        assertThat(log.messages(Level.WARNING, "ratelimit.partition-header, which is not read")).hasSize(1);
+        live.refresh();
+        assertThat(log.messages(Level.WARNING, "sets ratelimit.partition-header, which the limits file does not read"))
+                .hasSize(1);
         assertThat(engine.liveSettings().partitionHeader()).isEqualTo("X-Api-Key");
+
+        write("ratelimit.partition-header=X-Other", "ratelimit.limits.default.permit-limit=5");
+        live.refresh();
+        assertThat(log.messages(Level.WARNING, "sets ratelimit.partition-header, which the limits file does not read"))
+                .as("the file changed: said again").hasSize(2);
+    }
+
+    @Test
+    void valuesFromTheFileAreLoggedWithTheirControlCharactersEscaped() throws IOException {
+        start();
+        write("ratelimit.limits.default.permit-limit=abc\\nWARNING: forged", "ratelimit.limits.x\\ny.mode=off");
+        live.refresh();
+        assertThat(log.messages(Level.WARNING, "ratelimit.limits.default.permit-limit=abc\\nWARNING: forged is not applied"))
+                .hasSize(1);
+        assertThat(log.records()).extracting(java.util.logging.LogRecord::getMessage)
+                .noneMatch(line -> line.contains("\n") || line.contains("\r"));
     }
 
     @Test
@@ -292,5 +320,41 @@ class LiveValuesTest {
                 .withMessageContaining("\"nope\"");
         assertThatIllegalArgumentException().isThrownBy(() -> engine.admin().reset("default", "anonymous", "tin", "ops"))
                 .withMessageContaining("\"tin\"");
+    }
+
+    /**
+     * The reference's "live" column (docs/configuration.md, generated from {@link KeyCatalogue}) against what live
+     * values really do: every key it marks live, changed in the configuration read again, is applied; every other key,
+     * changed, is not; and the limits file reads exactly the keys marked live.
+     */
+    @Test
+    void theKeysReadAgainAreThoseTheReferenceMarksLive() throws IOException {
+        base.put("ratelimit.plans", "gold");
+        start();
+        Map<String, String> samples = Map.ofEntries(Map.entry("mode", "shadow"), Map.entry("permit-limit", "7"),
+                Map.entry("window-seconds", "30"), Map.entry("algorithm", "TOKEN_BUCKET"),
+                Map.entry("max-wait-millis", "0"), Map.entry("per", "caller"), Map.entry("failures-only", "false"),
+                Map.entry("failure-statuses", "401"), Map.entry("role", "golden"), Map.entry("ratelimit.plans", "gold,silver"));
+        for (KeyCatalogue.Key catalogued : KeyCatalogue.keys()) {
+            String key = catalogued.name().replace("<name>", "default").replace("<plan>", "gold");
+            assertThat(LimitsFile.isLive(key)).as("the limits file reads %s: the reference says live=%s", key,
+                    catalogued.live()).isEqualTo(catalogued.live());
+            String property = key.substring(key.lastIndexOf('.') + 1);
+            String sample = samples.getOrDefault(key, samples.get(property));
+            if (sample == null) {
+                assertThat(catalogued.live()).as("a sample value for the live key %s", key).isFalse();
+                sample = catalogued.defaultValue() != null ? catalogued.defaultValue() + "1" : "1";
+            }
+            String before = base.put(key, sample);
+            int applied = live.refresh();
+            assertThat(applied).as("%s=%s changed while running: the reference says live=%s", key, sample,
+                    catalogued.live()).isEqualTo(catalogued.live() ? 1 : 0);
+            if (before == null) {
+                base.remove(key);
+            } else {
+                base.put(key, before);
+            }
+            live.refresh();
+        }
     }
 }

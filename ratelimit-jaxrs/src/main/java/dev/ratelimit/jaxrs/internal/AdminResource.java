@@ -5,6 +5,7 @@ import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.core.CountState;
 import dev.ratelimit.core.RateLimitStoreException;
 import dev.ratelimit.core.config.AdminSettings;
+import dev.ratelimit.core.engine.LimitAdmin;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.DELETE;
@@ -102,21 +103,27 @@ public class AdminResource {
         return byKey(name, key, security, "start afresh", partition -> reset(name, partition, plan, security));
     }
 
-    /** What {@code then} answers for the partition of {@code key}, once the caller may ask and the key is given. */
+    /**
+     * What {@code then} answers for the partition of {@code key}, once the caller may ask, the key is given and the
+     * limit counts per argument: 400 without a key (or with a blank one), 404 naming a limit nothing declares, 400
+     * naming a limit that does not count per argument (a digest would name a partition it never counts in).
+     */
     private Response byKey(String name, String key, SecurityContext security, String what,
                            Function<String, Response> then) {
         Response denied = denied(security);
         if (denied != null) {
             return denied;
         }
-        if (key == null) {
+        if (key == null || key.isBlank()) {
             return problem(400, "Bad Request", "ratelimit: give the value whose count to " + what + ": ?key=<value>");
         }
         String partition;
         try {
             partition = admin.keyPartition(name, key);
-        } catch (IllegalArgumentException e) {
+        } catch (LimitAdmin.UnknownLimitException e) {
             return problem(404, "Not Found", e.getMessage());
+        } catch (IllegalArgumentException e) {
+            return problem(400, "Bad Request", e.getMessage());
         }
         return then.apply(partition);
     }

@@ -85,6 +85,7 @@ class RateLimitProcessor {
 
     static final String FEATURE = "ratelimit";
     private static final DotName LIBRARY_FEATURE = DotName.createSimple("dev.ratelimit.jaxrs.RateLimitFeature");
+    private static final DotName DEPLOYMENT_FEATURE = DotName.createSimple("dev.ratelimit.jaxrs.internal.DeploymentFeature");
     private static final DotName ADMIN_RESOURCE = DotName.createSimple("dev.ratelimit.jaxrs.internal.AdminResource");
     private static final DotName CONTAINER_REQUEST_FILTER = DotName.createSimple("jakarta.ws.rs.container.ContainerRequestFilter");
     private static final DotName PRE_MATCHING = DotName.createSimple("jakarta.ws.rs.container.PreMatching");
@@ -269,12 +270,17 @@ class RateLimitProcessor {
         }
     }
 
-    /** The library's portable {@code DynamicFeature} off: its filters would decide a second time. */
+    /**
+     * The library's portable {@code DynamicFeature} off: its filters would decide a second time; and its feature that
+     * listens for Jersey's start (Quarkus says when it started: {@code RateLimitStarted}).
+     */
     @BuildStep
     void vetoLibraryFeature(CombinedIndexBuildItem combined, BuildProducer<BuildTimeConditionBuildItem> conditions) {
-        ClassInfo feature = combined.getIndex().getClassByName(LIBRARY_FEATURE);
-        if (feature != null) {
-            conditions.produce(new BuildTimeConditionBuildItem(feature, false));
+        for (DotName name : List.of(LIBRARY_FEATURE, DEPLOYMENT_FEATURE)) {
+            ClassInfo feature = combined.getIndex().getClassByName(name);
+            if (feature != null) {
+                conditions.produce(new BuildTimeConditionBuildItem(feature, false));
+            }
         }
     }
 
