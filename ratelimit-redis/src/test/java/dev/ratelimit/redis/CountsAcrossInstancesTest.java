@@ -57,8 +57,9 @@ class CountsAcrossInstancesTest {
             throws Exception {
         TrackedStore storeA = store();
         TrackedStore storeB = store();
-        RateLimitEngine a = engine(storeA);
-        RateLimitEngine b = engine(storeB);
+        // every request asks the store (no refusal answered at home): give-backs race acquires in the store itself
+        RateLimitEngine a = engine(storeA, "0");
+        RateLimitEngine b = engine(storeB, "0");
         LimitDeclaration twenty = limit("raced", 20, 3600); // an hour: nothing returns by itself meanwhile
         BoundLimits onA = a.binder().bind(beanMethod("TodoResource.all()", twenty));
         BoundLimits onB = b.binder().bind(beanMethod("TodoResource.all()", twenty));
@@ -80,8 +81,8 @@ class CountsAcrossInstancesTest {
 
     @Test
     void aLimitPerArgumentCountsOneUsernameOnceThroughBothInstances() throws Exception {
-        RateLimitEngine a = engine(store());
-        RateLimitEngine b = engine(store());
+        RateLimitEngine a = engine(store(), "5000");
+        RateLimitEngine b = engine(store(), "5000");
         LimitDeclaration account = LimitDeclaration.builder(DeclaredOn.METHOD, "the test").name("login-account")
                 .permitLimit(10).windowSeconds(3600).per(RateLimitPer.ARGUMENT).failuresOnly(true).build();
         BoundLimits onA = a.binder().bindAtInvocation(login(account));
@@ -112,10 +113,11 @@ class CountsAcrossInstancesTest {
         return new TrackedStore(store);
     }
 
-    /** An instance's engine: 10 s for Redis to answer (a loaded machine must not fall back to the policy). */
-    private static RateLimitEngine engine(TrackedStore store) {
+    /** An instance's engine, refusals answered at home for as long as given: 10 s for Redis to answer (a loaded machine must not fall back to the policy). */
+    private static RateLimitEngine engine(TrackedStore store, String refusalMemoryMillis) {
         return RateLimitEngine.builder(RateLimitSettings.of(Map.of("ratelimit.store.timeout-millis", "10000",
-                "ratelimit.key-secret", SECRET)), store).build();
+                "ratelimit.key-secret", SECRET, "ratelimit.store.refusal-memory-millis", refusalMemoryMillis)), store)
+                .build();
     }
 
     /** {@code Login.login(String)}, a resource method whose first parameter is its {@code @RateLimitKey}. */

@@ -5,23 +5,18 @@ import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
 import static dev.ratelimit.core.testing.EngineFixtures.limit;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.core.CountKey;
-import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitDecision.State;
 import dev.ratelimit.core.RateLimitPolicy;
-import dev.ratelimit.core.RateLimitRequest;
-import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.testing.ManualClock;
+import dev.ratelimit.core.testing.TrackedStore;
 import dev.ratelimit.redis.testing.RedisServerExtension;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -36,7 +31,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * instant the first request timed out, so a request one nanosecond before the retry time must go without the store
  * and one at the retry time must reach it, whatever the machine's speed (a retry of three times the setting, or a
  * third of it, fails). Redis stays stopped until the probe has been seen: an answer of Redis ends an outage, and the
- * calls it held would answer as soon as it continues. Calls reaching the store are counted on the way to it.
+ * calls it held would answer as soon as it continues. Calls reaching the store are counted on the way to it
+ * ({@link TrackedStore}).
  */
 class OutageCostsOneTimeoutTest {
 
@@ -53,7 +49,7 @@ class OutageCostsOneTimeoutTest {
         try (RedisRateLimitStore redis = RedisRateLimitStore.builder(REDIS.uri()).keyPrefix("sigstop:")
                 .timeout(Duration.ofSeconds(30)).build()) {
             assertThat(redis.awaitConnection(Duration.ofSeconds(10))).isTrue();
-            Counting store = new Counting(redis);
+            TrackedStore store = new TrackedStore(redis);
             RateLimitEngine engine = RateLimitEngine.builder(RateLimitSettings.of(Map.of(
                     "ratelimit.store.timeout-millis", Long.toString(TIMEOUT_MILLIS),
                     "ratelimit.store.retry-millis", Long.toString(RETRY_MILLIS),
@@ -65,7 +61,7 @@ class OutageCostsOneTimeoutTest {
             }
             long outageBegins = clock.now(); // the clock stands still until the test moves it
             long retry = TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS);
-            int calls = store.calls.get();
+            int calls = store.acquires();
 
             signal("STOP");
             long firstMillis;
@@ -73,21 +69,21 @@ class OutageCostsOneTimeoutTest {
                 long started = System.nanoTime();
                 assertThat(decide(engine, limits)).as("the first request, answered by the policy").isEqualTo(State.UNCOUNTED);
                 firstMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-                assertThat(store.calls.get()).as("the first request called the store").isEqualTo(++calls);
+                assertThat(store.acquires()).as("the first request called the store").isEqualTo(++calls);
                 for (int i = 1; i <= 20; i++) {
                     assertThat(decide(engine, limits)).as("request %d, answered by the policy", i).isEqualTo(State.UNCOUNTED);
                 }
-                assertThat(store.calls.get()).as("calls to the store after the first timed out").isEqualTo(calls);
+                assertThat(store.acquires()).as("calls to the store after the first timed out").isEqualTo(calls);
 
                 clock.set(outageBegins + retry - 1);
                 assertThat(decide(engine, limits)).isEqualTo(State.UNCOUNTED);
-                assertThat(store.calls.get()).as("calls one nanosecond before the retry time").isEqualTo(calls);
+                assertThat(store.acquires()).as("calls one nanosecond before the retry time").isEqualTo(calls);
 
                 clock.set(outageBegins + retry);
                 assertThat(decide(engine, limits)).as("the probe, unanswered").isEqualTo(State.UNCOUNTED);
-                assertThat(store.calls.get()).as("calls at the retry time: one probe").isEqualTo(++calls);
+                assertThat(store.acquires()).as("calls at the retry time: one probe").isEqualTo(++calls);
                 assertThat(decide(engine, limits)).isEqualTo(State.UNCOUNTED);
-                assertThat(store.calls.get()).as("calls after the probe failed: the next round waits").isEqualTo(calls);
+                assertThat(store.acquires()).as("calls after the probe failed: the next round waits").isEqualTo(calls);
             } finally {
                 signal("CONT");
             }
@@ -106,41 +102,5 @@ class OutageCostsOneTimeoutTest {
     private static void signal(String name) throws IOException, InterruptedException {
         Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(REDIS.pid())).inheritIO().start();
         assertThat(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0).as("kill -" + name).isTrue();
-    }
-
-    /** The Redis store, with the calls that reach it counted. */
-    private static final class Counting implements RateLimitStore {
-        final AtomicInteger calls = new AtomicInteger();
-        private final RedisRateLimitStore delegate;
-
-        Counting(RedisRateLimitStore delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public Object bind(CountKey key) {
-            return delegate.bind(key);
-        }
-
-        @Override
-        public CompletionStage<RateLimitDecision> acquire(String partition, RateLimitRequest request, int multiple) {
-            calls.incrementAndGet();
-            return delegate.acquire(partition, request, multiple);
-        }
-
-        @Override
-        public CompletionStage<Void> release(RateLimitDecision decision) {
-            return delegate.release(decision);
-        }
-
-        @Override
-        public boolean unreachable(Throwable failure) {
-            return delegate.unreachable(failure);
-        }
-
-        @Override
-        public String storeName() {
-            return delegate.storeName();
-        }
     }
 }
