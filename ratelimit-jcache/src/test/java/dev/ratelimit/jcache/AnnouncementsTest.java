@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.MemberLeftException;
 import com.hazelcast.core.OperationTimeoutException;
+import com.hazelcast.partition.PartitionService;
 import com.hazelcast.spi.exception.TargetDisconnectedException;
 import dev.ratelimit.core.CountKey;
 import dev.ratelimit.core.RateLimitAlgorithm;
@@ -15,6 +16,7 @@ import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.core.RateLimitStore.CountListener;
 import dev.ratelimit.core.testing.Await;
+import dev.ratelimit.jcache.internal.CacheKeys;
 import dev.ratelimit.jcache.testing.HazelcastMembers;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
@@ -22,6 +24,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
@@ -46,7 +49,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * What the store announces, on two real Hazelcast members, each with a store of its own as two application instances
  * would have: a give-back or a restart of a count that refused since its last announcement, made on either instance, is
- * heard on both, naming the count's limit, plan and partition; a count that never refused announces nothing, and one
+ * heard on both, naming the count's limit, plan and partition, once (counted after a later announcement, a marker, has
+ * been heard: one made before it would have come first); a count that never refused announces nothing, and one
  * that refused is announced once; a listener hears that anything may have gained when it starts and when a member
  * joins or leaves. Whether something was announced is read in the cache of announcements itself, which the store
  * writes before its call completes; whether it was heard, by waiting for it.
@@ -94,8 +98,10 @@ class AnnouncementsTest {
 
         String heard = "given-" + mode + "/gold@" + partition;
         awaitUntil("heard on both instances", () -> onA.gained.contains(heard) && onB.gained.contains(heard));
-        assertThat(onA.gained).containsExactly(heard);
-        assertThat(onB.gained).containsExactly(heard);
+        String marker = announceMarker(a, request, partition, onA, onB);
+
+        assertThat(onA.gained).as("once, then the marker").containsExactly(heard, marker);
+        assertThat(onB.gained).as("once, then the marker").containsExactly(heard, marker);
     }
 
     @Test
@@ -220,6 +226,34 @@ class AnnouncementsTest {
     private Cache<String, byte[]> cache(int i) {
         CacheManager manager = managers.computeIfAbsent(i, m -> HazelcastMembers.ownCacheManager(cluster.member(m)));
         return JCacheRateLimitStore.openCache(manager, CACHE, Duration.ofHours(2));
+    }
+
+    /**
+     * Makes a count of {@code request}'s limit refuse and gives one of its permits back through {@code store}, in a
+     * partition chosen so that its announcement lands in the same partition of the grid as that of the count of
+     * {@code after}, then waits until every listener has heard it, and returns it. The announcements of one partition of
+     * the grid are written by one member, in order, and its listeners hear them in that order: so an announcement of
+     * the count of {@code after} made before has been heard by then, if it was ever made, and a test can count what it
+     * heard without waiting on a guess.
+     */
+    private static String announceMarker(JCacheRateLimitStore store, RateLimitRequest request, String after,
+                                         Recording... listeners) throws Exception {
+        CountKey key = request.key(0);
+        PartitionService partitions = cluster.member(0).getPartitionService();
+        int partitionOfAfter = partitions.getPartition(CacheKeys.prefix(key) + after).getPartitionId();
+        String marker = null;
+        for (int i = 0; marker == null; i++) {
+            String candidate = "marker-" + i + "-" + UUID.randomUUID();
+            if (partitions.getPartition(CacheKeys.prefix(key) + candidate).getPartitionId() == partitionOfAfter) {
+                marker = candidate;
+            }
+        }
+        RateLimitDecision spent = get(store.acquire(marker, request, 1));
+        assertThat(get(store.acquire(marker, request, 1)).allowed()).as("the marker's count refuses").isFalse();
+        get(store.release(spent));
+        String heard = key.name() + (key.plan() == null ? "" : "/" + key.plan()) + "@" + marker;
+        awaitUntil("the marker heard", () -> java.util.Arrays.stream(listeners).allMatch(l -> l.gained.contains(heard)));
+        return heard;
     }
 
     private static Recording listen(JCacheRateLimitStore store) {

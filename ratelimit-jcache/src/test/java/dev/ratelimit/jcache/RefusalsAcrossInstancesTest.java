@@ -34,8 +34,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Refusals answered at home by two application instances on one Hazelcast cluster: two real members, each with an
  * engine on a store and cache manager of its own, as two JVMs would have. A flood of one caller costs about one call
- * to the grid per instance; a reset or a give-back on one instance lets the caller remembered on the other in at
- * once; a member that leaves makes every instance forget; counts stay exact. Calls to the grid are counted on the way
+ * to the grid per instance; a reset or a give-back on one instance, or a raised limit applied live on both, lets the
+ * caller remembered on the other in at once; a member that leaves makes every instance forget; counts stay exact. Calls to the grid are counted on the way
  * to it ({@link CountingCache}).
  */
 class RefusalsAcrossInstancesTest {
@@ -131,6 +131,29 @@ class RefusalsAcrossInstancesTest {
     }
 
     @Test
+    void aRaisedLimitAppliedLiveOnBothInstancesLetsTheCallerRememberedOnTheOtherInAtOnce() throws Exception {
+        Instance a = instance(0);
+        Instance b = instance(1);
+        BoundLimits onA = a.engine.binder().bind(beanMethod("TodoResource.all()", DEFAULT));
+        BoundLimits onB = b.engine.binder().bind(beanMethod("TodoResource.all()", DEFAULT));
+        for (int i = 0; i < 3; i++) {
+            assertThat(decideNow(a.engine, a.engine.ledger("raised"), onA).allowed()).as("spent on one instance").isTrue();
+        }
+        awaitRemembered(b, onB, "raised"); // refused, and remembered, on the other
+
+        RateLimitSettings raised = settings(Map.of("ratelimit.limits.default.permit-limit", "4"));
+        a.engine.apply(raised);
+        b.engine.apply(raised);
+
+        long before = b.calls();
+        assertThat(decideNow(b.engine, b.engine.ledger("raised"), onB).allowed())
+                .as("let in at once on the instance that remembered the refusal").isTrue();
+        assertThat(b.calls() - before).as("decided by the grid, not by what was remembered").isPositive();
+        assertThat(decideNow(a.engine, a.engine.ledger("raised"), onA).allowed())
+                .as("the fourth permit is spent: counts stay exact across instances").isFalse();
+    }
+
+    @Test
     void aMemberThatLeavesMakesEveryInstanceAskTheGridAgain() throws Exception {
         Instance b = instance(1);
         BoundLimits onB = b.engine.binder().bind(beanMethod("TodoResource.all()", DEFAULT));
@@ -187,8 +210,13 @@ class RefusalsAcrossInstancesTest {
     }
 
     private static RateLimitSettings settings() {
+        return settings(Map.of());
+    }
+
+    private static RateLimitSettings settings(Map<String, String> more) {
         Map<String, String> values = new HashMap<>(Map.of("ratelimit.store.timeout-millis", "30000",
                 "ratelimit.store.refusal-memory-millis", "60000"));
+        values.putAll(more);
         return RateLimitSettings.of(values);
     }
 

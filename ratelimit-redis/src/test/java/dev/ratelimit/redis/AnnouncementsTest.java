@@ -14,6 +14,7 @@ import dev.ratelimit.redis.testing.RedisServerExtension;
 import dev.ratelimit.redis.testing.Resp;
 import java.time.Duration;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,7 +27,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * What the store announces, on a real Redis, through a second store that listens as another instance
  * would: a give-back or a restart of a count that refused since its last announcement is published once; counts
- * that never refused cost nothing; the listener hears that anything may have changed each time its subscription is
+ * that never refused cost nothing (both counted once a later announcement, a marker, has been heard: a message
+ * published before it would have come first); the listener hears that anything may have changed each time its subscription is
  * in place, after Redis comes back too.
  */
 class AnnouncementsTest {
@@ -68,12 +70,15 @@ class AnnouncementsTest {
 
         writer.release(first).toCompletableFuture().get(5, TimeUnit.SECONDS);
         awaitUntil("the give-back announced", () -> !heard.gained.isEmpty());
-        assertThat(heard.gained).containsExactly("announced/gold@" + partition);
+        assertThat(heard.gained.get(0)).isEqualTo("announced/gold@" + partition);
 
         RateLimitDecision again = acquire(partition);
         writer.release(again).toCompletableFuture().get(5, TimeUnit.SECONDS);
         writer.release(acquire(partition)).toCompletableFuture().get(5, TimeUnit.SECONDS);
-        assertThat(heard.gained).as("no refusal since the announcement: nothing more").hasSize(1);
+        String marker = announceMarker();
+
+        assertThat(heard.gained).as("once: nothing more, before the marker or after it (no refusal since the "
+                + "announcement)").containsExactly("announced/gold@" + partition, marker);
     }
 
     @Test
@@ -98,8 +103,8 @@ class AnnouncementsTest {
             List<Object> flags = (List<Object>) resp.call("KEYS", "announce:*!");
             assertThat(flags).isEmpty();
         }
-        Thread.sleep(200); // nothing to wait for: a message would have come by now
-        assertThat(heard.gained).isEmpty();
+        String marker = announceMarker();
+        assertThat(heard.gained).as("nothing before the marker").containsExactly(marker);
     }
 
     @Test
@@ -119,6 +124,23 @@ class AnnouncementsTest {
         REDIS.start();
 
         awaitUntil("resubscribed", () -> heard.subscriptions.get() == 2);
+    }
+
+    /**
+     * Makes a count of a partition of its own refuse and gives one of its permits back, then waits until that
+     * announcement is heard, and returns it. Redis delivers one channel's messages to a subscriber in the order it
+     * published them, and the writer's calls ran in order: so an announcement of anything done before has been heard by
+     * then, if it was ever published, and a test can count what it heard without waiting on a guess.
+     */
+    private String announceMarker() throws Exception {
+        String partition = "marker-" + UUID.randomUUID();
+        RateLimitDecision first = acquire(partition);
+        acquire(partition);
+        assertThat(acquire(partition).allowed()).as("the marker's count refuses").isFalse();
+        writer.release(first).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        String marker = "announced/gold@" + partition;
+        awaitUntil("the marker announced", () -> heard.gained.contains(marker));
+        return marker;
     }
 
     private RateLimitDecision acquire(String partition) throws Exception {

@@ -1,8 +1,8 @@
 package dev.ratelimit.redis;
 
-import static dev.ratelimit.core.testing.EngineFixtures.limit;
 import static dev.ratelimit.core.testing.EngineFixtures.beanMethod;
 import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
+import static dev.ratelimit.core.testing.EngineFixtures.limit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.core.RateLimitDecision.State;
@@ -10,11 +10,11 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.RateLimitEngine;
+import dev.ratelimit.core.testing.ManualClock;
+import dev.ratelimit.core.testing.TrackedStore;
 import dev.ratelimit.redis.testing.RedisServerExtension;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -23,8 +23,16 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * An outage costs one timeout, against a real Redis frozen with {@code SIGSTOP} (its connections stay open,
  * nothing answers: the worst kind of outage): the first request waits for the timeout, the following ones are
- * answered by the failure policy without waiting; after {@code SIGCONT} the engine counts in Redis again within the
- * retry time and one probe.
+ * answered by the failure policy without calling the store; no call probes Redis before
+ * {@code ratelimit.store.retry-millis} has passed since the outage began, the first request at that instant does (one
+ * probe a round), and after {@code SIGCONT} the engine counts in Redis again.
+ *
+ * <p>The retry is measured on the engine's clock, a manual one that only this test moves: the outage began at the
+ * instant the first request timed out, so a request one nanosecond before the retry time must go without the store
+ * and one at the retry time must reach it, whatever the machine's speed (a retry of three times the setting, or a
+ * third of it, fails). Redis stays stopped until the probe has been seen: an answer of Redis ends an outage, and the
+ * calls it held would answer as soon as it continues. Calls reaching the store are counted on the way to it
+ * ({@link TrackedStore}).
  */
 class OutageCostsOneTimeoutTest {
 
@@ -35,47 +43,60 @@ class OutageCostsOneTimeoutTest {
     private static final long RETRY_MILLIS = 1000;
 
     @Test
-    void whileRedisIsStoppedOnlyTheFirstRequestWaitsAndCountingResumesAfterItContinues() throws Exception {
-        try (RedisRateLimitStore store = RedisRateLimitStore.builder(REDIS.uri()).keyPrefix("sigstop:")
-                .timeout(Duration.ofMillis(TIMEOUT_MILLIS + 1000)).build()) {
-            assertThat(store.awaitConnection(Duration.ofSeconds(10))).isTrue();
+    void whileRedisIsStoppedOnlyTheFirstRequestWaitsAndOneProbeGoesExactlyAtTheRetryTime() throws Exception {
+        ManualClock clock = new ManualClock();
+        // Lettuce waits long for an answer: the calls that Redis holds while stopped are answered once it continues
+        try (RedisRateLimitStore redis = RedisRateLimitStore.builder(REDIS.uri()).keyPrefix("sigstop:")
+                .timeout(Duration.ofSeconds(30)).build()) {
+            assertThat(redis.awaitConnection(Duration.ofSeconds(10))).isTrue();
+            TrackedStore store = new TrackedStore(redis);
             RateLimitEngine engine = RateLimitEngine.builder(RateLimitSettings.of(Map.of(
                     "ratelimit.store.timeout-millis", Long.toString(TIMEOUT_MILLIS),
                     "ratelimit.store.retry-millis", Long.toString(RETRY_MILLIS),
-                    "ratelimit.store.on-failure", "allow")), store).build();
-            BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()", 
+                    "ratelimit.store.on-failure", "allow")), store).clock(clock).build();
+            BoundLimits limits = engine.binder().bind(beanMethod("TodoResource.all()",
                     limit(new RateLimitPolicy("default", 1_000_000, 60), 1)));
             for (int i = 0; i < 20; i++) { // warm
-                assertThat(decideNow(engine, engine.ledger("p"), limits).outcome(0).state()).isEqualTo(State.SPENT);
+                assertThat(decide(engine, limits)).isEqualTo(State.SPENT);
             }
+            long outageBegins = clock.now(); // the clock stands still until the test moves it
+            long retry = TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS);
+            int calls = store.acquires();
 
             signal("STOP");
-            List<Long> millis = new ArrayList<>();
+            long firstMillis;
             try {
-                for (int i = 0; i < 21; i++) {
-                    long started = System.nanoTime();
-                    State state = decideNow(engine, engine.ledger("p"), limits).outcome(0).state();
-                    millis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
-                    assertThat(state).as("request %d, answered by the policy", i).isEqualTo(State.UNCOUNTED);
+                long started = System.nanoTime();
+                assertThat(decide(engine, limits)).as("the first request, answered by the policy").isEqualTo(State.UNCOUNTED);
+                firstMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+                assertThat(store.acquires()).as("the first request called the store").isEqualTo(++calls);
+                for (int i = 1; i <= 20; i++) {
+                    assertThat(decide(engine, limits)).as("request %d, answered by the policy", i).isEqualTo(State.UNCOUNTED);
                 }
+                assertThat(store.acquires()).as("calls to the store after the first timed out").isEqualTo(calls);
+
+                clock.set(outageBegins + retry - 1);
+                assertThat(decide(engine, limits)).isEqualTo(State.UNCOUNTED);
+                assertThat(store.acquires()).as("calls one nanosecond before the retry time").isEqualTo(calls);
+
+                clock.set(outageBegins + retry);
+                assertThat(decide(engine, limits)).as("the probe, unanswered").isEqualTo(State.UNCOUNTED);
+                assertThat(store.acquires()).as("calls at the retry time: one probe").isEqualTo(++calls);
+                assertThat(decide(engine, limits)).isEqualTo(State.UNCOUNTED);
+                assertThat(store.acquires()).as("calls after the probe failed: the next round waits").isEqualTo(calls);
             } finally {
                 signal("CONT");
             }
-            long continued = System.nanoTime();
+            assertThat(firstMillis).as("the first request waits for the timeout").isGreaterThanOrEqualTo(TIMEOUT_MILLIS - 5);
 
-            assertThat(millis.get(0)).as("the first request waits for the timeout").isGreaterThanOrEqualTo(TIMEOUT_MILLIS - 5);
-            List<Long> following = new ArrayList<>(millis.subList(1, millis.size()));
-            following.sort(null);
-            assertThat(following.get(following.size() / 2)).as("median of the following 20 (ms): %s", millis)
-                    .isLessThan(25);
-
-            while (decideNow(engine, engine.ledger("p"), limits).outcome(0).state() != State.SPENT) {
-                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - continued))
-                        .as("counting resumes within the retry time and one probe")
-                        .isLessThan(RETRY_MILLIS + TIMEOUT_MILLIS + 1000);
-                Thread.sleep(10);
-            }
+            clock.set(outageBegins + 2 * retry); // the next round, if the late answers have not ended the outage yet
+            assertThat(decide(engine, limits)).as("counted in Redis again").isEqualTo(State.SPENT);
+            assertThat(decide(engine, limits)).isEqualTo(State.SPENT);
         }
+    }
+
+    private static State decide(RateLimitEngine engine, BoundLimits limits) {
+        return decideNow(engine, engine.ledger("p"), limits).outcome(0).state();
     }
 
     private static void signal(String name) throws IOException, InterruptedException {

@@ -144,14 +144,26 @@ class RefusalsAcrossInstancesTest {
     }
 
     @Test
-    void aRaisedLimitAppliedLiveLetsTheRememberedCallerInAtOnce() throws Exception {
+    void aRaisedLimitAppliedLiveOnBothInstancesLetsTheCallerRememberedOnTheOtherInAtOnce() throws Exception {
+        Instance a = instance();
         Instance b = instance();
+        BoundLimits onA = a.engine.binder().bind(beanMethod("TodoResource.all()", DEFAULT));
         BoundLimits onB = b.engine.binder().bind(beanMethod("TodoResource.all()", DEFAULT));
-        refuseAndRemember(b, onB, "raised");
+        for (int i = 0; i < 3; i++) {
+            assertThat(decideNow(a.engine, a.engine.ledger("raised"), onA).allowed()).as("spent on one instance").isTrue();
+        }
+        awaitRemembered(b, onB, "raised"); // refused, and remembered, on the other
 
-        b.engine.apply(settings(Map.of("ratelimit.limits.default.permit-limit", "4")));
+        RateLimitSettings raised = settings(Map.of("ratelimit.limits.default.permit-limit", "4"));
+        a.engine.apply(raised);
+        b.engine.apply(raised);
 
-        assertThat(decideNow(b.engine, b.engine.ledger("raised"), onB).allowed()).isTrue();
+        CommandStats before = stats();
+        assertThat(decideNow(b.engine, b.engine.ledger("raised"), onB).allowed())
+                .as("let in at once on the instance that remembered the refusal").isTrue();
+        assertThat(scriptCalls(before)).as("decided by the store, not by what was remembered").isEqualTo(1);
+        assertThat(decideNow(a.engine, a.engine.ledger("raised"), onA).allowed())
+                .as("the fourth permit is spent: counts stay exact across instances").isFalse();
     }
 
     @Test

@@ -7,9 +7,7 @@ import dev.ratelimit.core.testing.Await;
 import dev.ratelimit.redis.testing.CommandStats;
 import dev.ratelimit.redis.testing.RedisServerExtension;
 import dev.ratelimit.redis.testing.Resp;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -50,6 +48,8 @@ class RefusalsAtHomeOnTwoServersTest {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
             .version(HttpClient.Version.HTTP_1_1).build();
     private static final long TIMEOUT_MILLIS = 250;
+    private static final String READY = "todos listening on ";
+    private static final long READY_SECONDS = 60;
 
     private static final List<Process> SERVERS = new ArrayList<>();
     private static URI a;
@@ -200,20 +200,47 @@ class RefusalsAtHomeOnTwoServersTest {
 
     // ------------------------------------------------------------------------------------------------
 
-    /** Starts a server on port 0 with the example's own Redis settings, and returns where it listens. */
-    private static URI start(String name, String... properties) throws IOException {
+    /**
+     * Starts a server on port 0 with the example's own Redis settings, and returns where it listens: its ready line, read
+     * from its log (its output and errors both go there, so that nothing it writes can fill a pipe and stop it). Fails
+     * naming the log, with its end, when the line has not come within {@value #READY_SECONDS} s or the server exits.
+     */
+    private static URI start(String name, String... properties) throws Exception {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Dratelimit.redis.uri=" + REDIS.uri()));
         command.addAll(List.of(properties));
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));
         Path log = Files.createTempFile("todos-" + name, ".log");
-        ProcessBuilder builder = new ProcessBuilder(command).redirectError(log.toFile());
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().putAll(Map.of("PORT", "0"));
         Process server = builder.start();
         SERVERS.add(server);
-        String ready = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8)).readLine();
-        assertThat(ready).as("ready line of server " + name + " (log: " + log + ")").startsWith("todos listening on ");
-        return URI.create(ready.substring("todos listening on ".length()));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(READY_SECONDS);
+        while (true) {
+            String ready = readyLine(log);
+            if (ready != null) {
+                return URI.create(ready.substring(READY.length()));
+            }
+            if (!server.isAlive() || System.nanoTime() - deadline > 0) {
+                String text = Files.readString(log, StandardCharsets.UTF_8);
+                throw new AssertionError("server " + name + (server.isAlive() ? " wrote no ready line (\"" + READY
+                        + "...\") within " + READY_SECONDS + " s" : " exited with " + server.exitValue()
+                        + " before its ready line") + "; its log, " + log + ", ends:\n"
+                        + text.substring(Math.max(0, text.length() - 4000)));
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /** The ready line, once the server has written it whole (a line ended by its line break); else null. */
+    private static String readyLine(Path log) throws IOException {
+        String[] lines = Files.readString(log, StandardCharsets.UTF_8).split("\n", -1);
+        for (int i = 0; i < lines.length - 1; i++) { // the last one is not ended yet
+            if (lines[i].startsWith(READY)) {
+                return lines[i].strip();
+            }
+        }
+        return null;
     }
 
     /** Waits until a refused request of the caller on {@code server} costs no script call: answered there. */

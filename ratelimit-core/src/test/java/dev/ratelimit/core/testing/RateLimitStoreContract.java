@@ -696,39 +696,58 @@ public abstract class RateLimitStoreContract {
     @EnumSource(RateLimitAlgorithm.class)
     void permitsOfSuccessesGivenBackLeaveOnlyFailuresAndCallsInFlightInTheCount(RateLimitAlgorithm algorithm) {
         RateLimitPolicy login = policy("login", 5, 900, algorithm);
+        RateLimitRequest perAddress = requestPer(login, RateLimitPer.ADDRESS); // as the engine binds such a limit
         String p = partition("addr:192.0.2.1");
         List<RateLimitDecision> admitted = new ArrayList<>();
+        RateLimitDecision refused = null;
         for (int i = 0; i < 20; i++) {
-            RateLimitDecision d = acquire(p, login);
+            RateLimitDecision d = acquire(p, perAddress, 1);
             if (d.allowed()) {
                 admitted.add(d);
+            } else {
+                refused = d;
             }
         }
         assertThat(admitted).as("twenty calls in flight: five taken on admission").hasSize(5);
+        assertThat(inspect(p, perAddress).remaining()).as("the store's count, in flight").isZero();
 
         for (int i = 0; i < 3; i++) {
-            release(admitted.get(i)); // three succeeded: two failures stay
+            release(admitted.get(i)); // three succeeded: their part that counts only failures is given back
         }
+        release(refused); // a refused call spent nothing: nothing comes back
 
-        assertThat(one(p, login).remaining()).as("two failures and this call").isEqualTo(2);
-        assertThat(one(p, login).remaining()).isEqualTo(1);
-        assertThat(one(p, login).remaining()).isZero();
-        assertThat(acquire(p, login).allowed()).isFalse();
+        assertThat(inspect(p, perAddress).remaining()).as("the store's count: two failures held").isEqualTo(3);
+        assertThat(acquire(p, perAddress, 1).outcome(0).remaining()).as("two failures and this call").isEqualTo(2);
+        assertThat(acquire(p, perAddress, 1).outcome(0).remaining()).isEqualTo(1);
+        assertThat(acquire(p, perAddress, 1).outcome(0).remaining()).isZero();
+        assertThat(acquire(p, perAddress, 1).allowed()).isFalse();
+        assertThat(inspect(p, perAddress).remaining()).isZero();
     }
 
     @Test
     void givingBackOnePartOfACallLeavesItsOtherPartsSpent() {
+        // the parts of the example's log-in, each in a partition of its own and decided by a call of its own, as the
+        // engine decides them; only the part of the account is given back here
+        RateLimitPolicy caller = policy("caller", 20, 60);
         RateLimitPolicy address = policy("address", 5, 900, RateLimitAlgorithm.STRICT_WINDOW);
         RateLimitPolicy account = policy("account", 10, 3600);
-        String byAddress = partition("addr:192.0.2.1");
-        String byAccount = partition("arg:ZLsAxOmIpTUF96wVxfqzuQ");
-        acquire(byAddress, address);
-        RateLimitDecision accountPart = acquire(byAccount, account);
+        RateLimitRequest byCaller = request(caller);
+        RateLimitRequest byAddress = requestPer(address, RateLimitPer.ADDRESS);
+        RateLimitRequest byAccount = requestPer(account, RateLimitPer.ARGUMENT);
+        String anonymous = partition("anonymous");
+        String addressPartition = partition("addr:192.0.2.1");
+        String accountPartition = partition("arg:ZLsAxOmIpTUF96wVxfqzuQ");
+        acquire(anonymous, byCaller, 1);
+        acquire(addressPartition, byAddress, 1);
+        RateLimitDecision accountPart = acquire(accountPartition, byAccount, 1);
 
-        release(accountPart); // the part that counts only failures, given back on success
+        release(accountPart);
 
-        assertThat(one(byAddress, address).remaining()).isEqualTo(3);
-        assertThat(one(byAccount, account).remaining()).isEqualTo(9);
+        assertThat(inspect(accountPartition, byAccount).remaining()).as("the part given back").isEqualTo(10);
+        assertThat(inspect(addressPartition, byAddress).remaining()).as("the address's part stays spent").isEqualTo(4);
+        assertThat(inspect(anonymous, byCaller).remaining()).as("the caller's part stays spent").isEqualTo(19);
+        assertThat(acquire(addressPartition, byAddress, 1).outcome(0).remaining()).isEqualTo(3);
+        assertThat(acquire(accountPartition, byAccount, 1).outcome(0).remaining()).isEqualTo(9);
     }
 
     // ---------------------------------------------------------------- shadow
@@ -873,6 +892,18 @@ public abstract class RateLimitStoreContract {
             return new Bound(key, store.bind(key));
         });
         return RateLimitRequest.builder().add(b.handle, b.key, policy, 1, Kind.ACQUIRE).tag(tag).build();
+    }
+
+    /**
+     * A request of one enforced limit of cost 1 whose count is per {@code per}: as the engine binds a limit per address
+     * or per argument (the store is told whose count it is), each (name, per) bound once per test.
+     */
+    protected final RateLimitRequest requestPer(RateLimitPolicy policy, RateLimitPer per) {
+        Bound b = bound.computeIfAbsent(policy.name() + "~" + per, k -> {
+            CountKey key = new CountKey(policy.name(), null, policy.algorithm(), per);
+            return new Bound(key, store.bind(key));
+        });
+        return RateLimitRequest.builder().add(b.handle, b.key, policy, 1, Kind.ACQUIRE).build();
     }
 
     private Outcome tagged(String partition, RateLimitPolicy policy, int tag) {
