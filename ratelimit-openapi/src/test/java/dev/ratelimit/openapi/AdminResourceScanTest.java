@@ -7,6 +7,7 @@ import dev.ratelimit.jaxrs.internal.AdminResource;
 import dev.ratelimit.openapi.testapp.Item;
 import dev.ratelimit.openapi.testapp.ItemResource;
 import dev.ratelimit.openapi.testapp.ShopApplication;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.eclipse.microprofile.openapi.models.OpenAPI;
@@ -41,7 +42,7 @@ class AdminResourceScanTest {
         assertThat(paths).contains(ITEMS).noneMatch(AdminResourceScanTest::internal)
                 .noneMatch(p -> p.startsWith(AdminSettings.DEFAULT_PATH + "/"));
 
-        Map<String, String> on = new java.util.HashMap<>(ADMIN_ON);
+        Map<String, String> on = new HashMap<>(ADMIN_ON);
         on.put(OpenApiDocuments.FILTER, RateLimitOASFilter.class.getName());
         on.put(AdminSettings.PATH, "/ops/limits-admin");
         paths = paths(OpenApiDocuments.build(on, ShopApplication.class, ItemResource.class, Item.class,

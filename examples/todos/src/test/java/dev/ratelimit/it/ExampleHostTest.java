@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.net.ConnectException;
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -58,7 +57,6 @@ class ExampleHostTest {
                     socket.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), port), 5_000);
                 }
             }).as("a connection to 127.0.0.1:%d", port).isInstanceOf(ConnectException.class);
-            assertThat(loopback6).isInstanceOf(Inet6Address.class);
         }
     }
 }
