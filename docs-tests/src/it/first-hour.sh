@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The first hour of a new user, tested: from a copy of this repository, follow README.md's quick start for Quarkus
-# and nothing else (the install command, the dependency, one annotation, the one configuration line) in an
-# application that quarkus-maven-plugin creates, build it, start it, and see 200, 200, 429 with the headers, and a
-# second key counting apart. Then the same on an embedded server, with the dependencies and the main class of
+# and nothing else (the install command, the BOM import, the dependency, one annotation, the one configuration line)
+# in an application that quarkus-maven-plugin creates, build it, start it, and see 200, 200, 429 with the headers,
+# and a second key counting apart. Then the same on an embedded server, with the dependencies and the main class of
 # docs/runtimes.md ("Embedded: Weld SE and Jersey"), word for word.
 #
 # Usage: first-hour.sh REPOSITORY_ROOT MAVEN_HOME WORK_DIR OUTER_LOCAL_REPOSITORY
@@ -131,14 +131,16 @@ step "the install command: $INSTALL"
 
 installed_only "the install command"
 
-# What the rest of this script does to the application is README.md's quick start, taken from it as it is: the first
-# XML block (the Quarkus extension's dependency), the import and the @RateLimit line of its Java block, its properties
-# block.
+# What the rest of this script does to the application is README.md's text, taken from it as it is: the BOM import of
+# "Install" (its XML block's dependencyManagement), and the quick start's first XML block (the Quarkus extension's
+# dependency), the import and the @RateLimit line of its Java block, its properties block.
+BOM=$(block "$ROOT/README.md" "Install" xml 1 | awk '/<dependencies>/ { inside = 1; next } /<\/dependencies>/ { inside = 0 } inside')
 DEPENDENCY=$(block "$ROOT/README.md" "Quick start" xml 1)
 QUICK_JAVA=$(block "$ROOT/README.md" "Quick start" java 1)
 IMPORT=$(grep -m1 -E '^import dev\.ratelimit\.' <<< "$QUICK_JAVA" || true)
 ANNOTATION=$(grep -m1 -E '^ *@RateLimit\(' <<< "$QUICK_JAVA" | sed 's/^ *//' || true)
 PROPERTIES=$(block "$ROOT/README.md" "Quick start" properties 1)
+[[ "$BOM" == *"<dependency>"* ]] || fail "README.md's \"Install\" has no BOM import in a dependencyManagement"
 [[ "$DEPENDENCY" == *"<dependency>"* ]] || fail "README.md's quick start has no dependency in its first XML block"
 [[ -n "$IMPORT" && -n "$ANNOTATION" ]] || fail "README.md's quick start has no Java block with an import and a @RateLimit"
 [[ -n "$PROPERTIES" ]] || fail "README.md's quick start has no properties block"
@@ -150,16 +152,20 @@ step "a new Quarkus application (quarkus-maven-plugin:$QUARKUS_VERSION:create)"
 APP=$WORK/first
 RESOURCE=$(grep -rl '@Path("/hello")' "$APP/src/main/java") || fail "the created application has no /hello resource"
 
-step "the quick start: the dependency, one annotation, the one configuration line"
+step "README.md: the BOM import; the quick start: the dependency, one annotation, the one configuration line"
+printf '%s\n' "$BOM" > "$WORK/bom.xml"
 printf '%s\n' "$DEPENDENCY" > "$WORK/dependency.xml"
 cp "$APP/pom.xml" "$APP/pom.xml.orig"
-# before the last </dependencies>: the project's own, after dependencyManagement's
-awk -v snippet="$WORK/dependency.xml" '{ lines[NR] = $0; if ($0 ~ /<\/dependencies>/) last = NR }
+# the BOM before the first </dependencies> (dependencyManagement's, beside Quarkus' own BOM); the dependency before the
+# last (the project's own)
+awk -v bom="$WORK/bom.xml" -v snippet="$WORK/dependency.xml" '{ lines[NR] = $0; if ($0 ~ /<\/dependencies>/) { if (!first) first = NR; last = NR } }
     END { for (i = 1; i <= NR; i++) {
+            if (i == first && first != last) { while ((getline line < bom) > 0) print "        " line }
             if (i == last) { while ((getline line < snippet) > 0) print "    " line }
             print lines[i] } }' \
     "$APP/pom.xml" > "$APP/pom.xml.new" && mv "$APP/pom.xml.new" "$APP/pom.xml"
-[[ $(wc -l < "$APP/pom.xml") -gt $(wc -l < "$APP/pom.xml.orig") ]] || fail "could not add the dependency to $APP/pom.xml"
+[[ $(wc -l < "$APP/pom.xml") -ge $(( $(wc -l < "$APP/pom.xml.orig") + $(wc -l < "$WORK/bom.xml") + $(wc -l < "$WORK/dependency.xml") )) ]] \
+    || fail "could not add the BOM import and the dependency to $APP/pom.xml"
 awk -v import="$IMPORT" -v annotation="$ANNOTATION" '
     !imported && /^package .*;$/ { print; print ""; print import; imported = 1; next }
     !annotated && /^ *@GET/ { match($0, /^ */); print substr($0, 1, RLENGTH) annotation; annotated = 1 }
