@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # The first hour of a new user, tested: from a copy of this repository, follow README.md's quick start for Quarkus
-# and nothing else (the install command, the dependency, one annotation, the one configuration line) in an
-# application that quarkus-maven-plugin creates, build it, start it, and see 200, 200, 429 with the headers, and a
-# second key counting apart. Then the same on an embedded server, with the dependencies and the main class of
+# and nothing else (the install command, the BOM import, the dependency, one annotation, the one configuration line)
+# in an application that quarkus-maven-plugin creates, build it, start it, and see 200, 200, 429 with the headers,
+# and a second key counting apart. Then the same on an embedded server, with the dependencies and the main class of
 # docs/runtimes.md ("Embedded: Weld SE and Jersey"), word for word.
 #
 # Usage: first-hour.sh REPOSITORY_ROOT MAVEN_HOME WORK_DIR OUTER_LOCAL_REPOSITORY
 # The build runs it (docs-tests/pom.xml, phase integration-test) with a Maven 3.9 it unpacked itself: creating a
 # Quarkus application needs Maven 3.9. Its local repository is a new one in WORK_DIR, so that the install command
-# really installs; what the outer build already downloaded is read from OUTER_LOCAL_REPOSITORY (Maven 3.9's
-# maven.repo.local.tail), never written.
+# really installs. Third-party artifacts the outer build already downloaded are read from OUTER_LOCAL_REPOSITORY
+# (Maven 3.9's maven.repo.local.tail), never written, through a copy of its directory tree made of links, without
+# dev/ratelimit: every dev.ratelimit artifact the applications use comes from what README.md's install command
+# installed in this run, or from nowhere (an earlier install in ~/.m2 cannot stand in for a module the command left
+# out). The dependency, annotation and configuration line added to the Quarkus application are README.md's quick start
+# text, taken from it as it is, as the embedded part takes docs/runtimes.md's.
 set -euo pipefail
 
 ROOT=$(cd "$1" && pwd)
@@ -21,10 +25,41 @@ VERSION=0.1.0-SNAPSHOT
 START=$(date +%s)
 
 rm -rf "$WORK"
-mkdir -p "$WORK/source" "$WORK/repository"
-MVN=(bash "$MAVEN_HOME/bin/mvn" -B -ntp -Dmaven.repo.local="$WORK/repository" -Dmaven.repo.local.tail="$OUTER_REPO")
+mkdir -p "$WORK/source" "$WORK/repository" "$WORK/tail"
+# the outer repository without dev/ratelimit: links to each of its top-level folders, and to each of dev's but ratelimit
+TAIL=$WORK/tail
+for entry in "$OUTER_REPO"/*; do
+    if [[ "$(basename "$entry")" == dev && -d "$entry" ]]; then
+        mkdir -p "$TAIL/dev"
+        for group in "$entry"/*; do
+            [[ "$(basename "$group")" == ratelimit ]] || ln -s "$group" "$TAIL/dev/"
+        done
+    else
+        ln -s "$entry" "$TAIL/"
+    fi
+done
+MVN=(bash "$MAVEN_HOME/bin/mvn" -B -ntp -Dmaven.repo.local="$WORK/repository" -Dmaven.repo.local.tail="$TAIL")
 step() { echo "first hour, $(( $(date +%s) - START )) s: $*"; }
 fail() { echo "first hour FAILED: $*" >&2; exit 1; }
+
+# the n-th fenced block of kind $3 in the section $2 (a "## " heading) of the file $1
+block() {
+    awk -v heading="$2" -v kind="$3" -v n="$4" '
+        $0 == "## " heading { inside = 1; next }
+        inside && /^## / { exit }
+        inside && !fenced && $0 == "```" kind { fenced = 1; seen++; next }
+        inside && fenced && $0 == "```" { fenced = 0; next }
+        inside && fenced && seen == n { print }' "$1"
+}
+
+# every dev.ratelimit artifact in the fresh repository was installed in this run, none downloaded (Maven records
+# where each file came from in _remote.repositories: "name>=" for an install, "name>REPOSITORY=" for a download)
+installed_only() {
+    local downloaded
+    downloaded=$(find "$WORK/repository/dev/ratelimit" -name _remote.repositories -exec grep -H '^[^#].*>[^=]' {} + || true)
+    [[ -z "$downloaded" ]] || { echo "$downloaded"; fail "$1: dev.ratelimit artifacts came from elsewhere than the install command"; }
+    [[ ! -e "$TAIL/dev/ratelimit" ]] || fail "the outer repository's dev/ratelimit is visible to the first hour"
+}
 
 APP_PID=
 cleanup() {
@@ -94,11 +129,21 @@ step "the install command: $INSTALL"
 [[ -f "$WORK/repository/dev/ratelimit/ratelimit-quarkus-deployment/$VERSION/ratelimit-quarkus-deployment-$VERSION.jar" ]] \
     || fail "the install command did not install ratelimit-quarkus-deployment"
 
-# What the rest of this script does to the application is what README.md's quick start says, word for word.
-for line in '<artifactId>ratelimit-quarkus</artifactId>' '@RateLimit(permitLimit = 2, windowSeconds = 60)' \
-        'ratelimit.partition-header=X-Api-Key' 'import dev.ratelimit.RateLimit;'; do
-    grep -qF "$line" "$ROOT/README.md" || fail "README.md's quick start no longer says: $line"
-done
+installed_only "the install command"
+
+# What the rest of this script does to the application is README.md's text, taken from it as it is: the BOM import of
+# "Install" (its XML block's dependencyManagement), and the quick start's first XML block (the Quarkus extension's
+# dependency), the import and the @RateLimit line of its Java block, its properties block.
+BOM=$(block "$ROOT/README.md" "Install" xml 1 | awk '/<dependencies>/ { inside = 1; next } /<\/dependencies>/ { inside = 0 } inside')
+DEPENDENCY=$(block "$ROOT/README.md" "Quick start" xml 1)
+QUICK_JAVA=$(block "$ROOT/README.md" "Quick start" java 1)
+IMPORT=$(grep -m1 -E '^import dev\.ratelimit\.' <<< "$QUICK_JAVA" || true)
+ANNOTATION=$(grep -m1 -E '^ *@RateLimit\(' <<< "$QUICK_JAVA" | sed 's/^ *//' || true)
+PROPERTIES=$(block "$ROOT/README.md" "Quick start" properties 1)
+[[ "$BOM" == *"<dependency>"* ]] || fail "README.md's \"Install\" has no BOM import in a dependencyManagement"
+[[ "$DEPENDENCY" == *"<dependency>"* ]] || fail "README.md's quick start has no dependency in its first XML block"
+[[ -n "$IMPORT" && -n "$ANNOTATION" ]] || fail "README.md's quick start has no Java block with an import and a @RateLimit"
+[[ -n "$PROPERTIES" ]] || fail "README.md's quick start has no properties block"
 
 step "a new Quarkus application (quarkus-maven-plugin:$QUARKUS_VERSION:create)"
 (cd "$WORK" && timeout 600 "${MVN[@]}" "io.quarkus:quarkus-maven-plugin:$QUARKUS_VERSION:create" \
@@ -107,20 +152,31 @@ step "a new Quarkus application (quarkus-maven-plugin:$QUARKUS_VERSION:create)"
 APP=$WORK/first
 RESOURCE=$(grep -rl '@Path("/hello")' "$APP/src/main/java") || fail "the created application has no /hello resource"
 
-step "the quick start: the dependency, one annotation, the one configuration line"
-DEPENDENCY="<dependency><groupId>dev.ratelimit</groupId><artifactId>ratelimit-quarkus</artifactId><version>$VERSION</version></dependency>"
-# before the last </dependencies>: the project's own, after dependencyManagement's
-awk -v dep="$DEPENDENCY" '{ lines[NR] = $0; if ($0 ~ /<\/dependencies>/) last = NR }
-    END { for (i = 1; i <= NR; i++) { if (i == last) print "        " dep; print lines[i] } }' \
+step "README.md: the BOM import; the quick start: the dependency, one annotation, the one configuration line"
+printf '%s\n' "$BOM" > "$WORK/bom.xml"
+printf '%s\n' "$DEPENDENCY" > "$WORK/dependency.xml"
+cp "$APP/pom.xml" "$APP/pom.xml.orig"
+# the BOM before the first </dependencies> (dependencyManagement's, beside Quarkus' own BOM); the dependency before the
+# last (the project's own)
+awk -v bom="$WORK/bom.xml" -v snippet="$WORK/dependency.xml" '{ lines[NR] = $0; if ($0 ~ /<\/dependencies>/) { if (!first) first = NR; last = NR } }
+    END { for (i = 1; i <= NR; i++) {
+            if (i == first && first != last) { while ((getline line < bom) > 0) print "        " line }
+            if (i == last) { while ((getline line < snippet) > 0) print "    " line }
+            print lines[i] } }' \
     "$APP/pom.xml" > "$APP/pom.xml.new" && mv "$APP/pom.xml.new" "$APP/pom.xml"
-sed -i -e 's/^package \(.*\);$/package \1;\n\nimport dev.ratelimit.RateLimit;/' \
-    -e '0,/^\( *\)@GET/s//\1@RateLimit(permitLimit = 2, windowSeconds = 60)\n\1@GET/' "$RESOURCE"
-grep -q '@RateLimit(permitLimit = 2, windowSeconds = 60)' "$RESOURCE" || fail "could not annotate $RESOURCE"
-echo 'ratelimit.partition-header=X-Api-Key' >> "$APP/src/main/resources/application.properties"
+[[ $(wc -l < "$APP/pom.xml") -ge $(( $(wc -l < "$APP/pom.xml.orig") + $(wc -l < "$WORK/bom.xml") + $(wc -l < "$WORK/dependency.xml") )) ]] \
+    || fail "could not add the BOM import and the dependency to $APP/pom.xml"
+awk -v import="$IMPORT" -v annotation="$ANNOTATION" '
+    !imported && /^package .*;$/ { print; print ""; print import; imported = 1; next }
+    !annotated && /^ *@GET/ { match($0, /^ */); print substr($0, 1, RLENGTH) annotation; annotated = 1 }
+    { print }' "$RESOURCE" > "$RESOURCE.new" && mv "$RESOURCE.new" "$RESOURCE"
+grep -qF "$ANNOTATION" "$RESOURCE" || fail "could not annotate $RESOURCE"
+printf '%s\n' "$PROPERTIES" >> "$APP/src/main/resources/application.properties"
 
 step "mvn package"
 (cd "$APP" && timeout 900 "${MVN[@]}" -q package -DskipTests) > "$WORK/package.log" 2>&1 \
     || { tail -50 "$WORK/package.log"; fail "building the application"; }
+installed_only "the Quarkus application's build"
 
 step "start it on a port of its choosing"
 java -Dquarkus.http.port=0 -Dquarkus.http.host=127.0.0.1 -jar "$APP/target/quarkus-app/quarkus-run.jar" \
@@ -136,17 +192,8 @@ APP_PID=
 step "embedded: a new project from docs/runtimes.md, \"Embedded: Weld SE and Jersey\""
 EMBEDDED=$WORK/embedded
 mkdir -p "$EMBEDDED/src/main/java/org/acme" "$EMBEDDED/src/main/resources/META-INF"
-# the n-th fenced block of kind $2 in the section $1 of docs/runtimes.md
-block() {
-    awk -v heading="$1" -v kind="$2" -v n="$3" '
-        $0 == "## " heading { inside = 1; next }
-        inside && /^## / { exit }
-        inside && !fenced && $0 == "```" kind { fenced = 1; seen++; next }
-        inside && fenced && $0 == "```" { fenced = 0; next }
-        inside && fenced && seen == n { print }' "$ROOT/docs/runtimes.md"
-}
-DEPENDENCIES=$(block "Embedded: Weld SE and Jersey" xml 1)
-MAIN=$(block "Embedded: Weld SE and Jersey" java 1)
+DEPENDENCIES=$(block "$ROOT/docs/runtimes.md" "Embedded: Weld SE and Jersey" xml 1)
+MAIN=$(block "$ROOT/docs/runtimes.md" "Embedded: Weld SE and Jersey" java 1)
 [[ -n "$DEPENDENCIES" && -n "$MAIN" ]] || fail "docs/runtimes.md has no dependencies or main class for the embedded set-up"
 cat > "$EMBEDDED/pom.xml" <<POM
 <?xml version="1.0" encoding="UTF-8"?>
@@ -169,16 +216,17 @@ $DEPENDENCIES
 POM
 echo "$MAIN" > "$EMBEDDED/src/main/java/org/acme/Main.java"
 # the quick start's resource and configuration line, from README.md
-awk '/^```java$/ { fenced = 1; next } fenced && /^```$/ { exit } fenced { print }' "$ROOT/README.md" \
+printf '%s\n' "$QUICK_JAVA" \
     | sed '1s/^/package org.acme;\n\nimport jakarta.ws.rs.GET;\nimport jakarta.ws.rs.Path;\n/' \
     > "$EMBEDDED/src/main/java/org/acme/GreetingResource.java"
 grep -q '@RateLimit(permitLimit = 2, windowSeconds = 60)' "$EMBEDDED/src/main/java/org/acme/GreetingResource.java" \
-    || fail "README.md's first Java block is not the quick start's resource"
-echo 'ratelimit.partition-header=X-Api-Key' > "$EMBEDDED/src/main/resources/META-INF/microprofile-config.properties"
+    || fail "README.md's quick start's Java block is not the resource this script calls"
+printf '%s\n' "$PROPERTIES" > "$EMBEDDED/src/main/resources/META-INF/microprofile-config.properties"
 
 step "embedded: mvn package"
 (cd "$EMBEDDED" && timeout 900 "${MVN[@]}" -q package dependency:build-classpath -Dmdep.outputFile=classpath.txt) \
     > "$WORK/embedded-package.log" 2>&1 || { tail -50 "$WORK/embedded-package.log"; fail "building the embedded project"; }
+installed_only "the embedded project's build"
 
 step "embedded: start it on a port of its choosing"
 java -Dport=0 -cp "$EMBEDDED/target/classes:$(cat "$EMBEDDED/classpath.txt")" org.acme.Main > "$WORK/embedded.log" 2>&1 &

@@ -42,15 +42,18 @@ final class ExampleProcess implements AutoCloseable {
         reader.start();
     }
 
-    /** Starts the example with these JVM options ({@code -Dkey=value}) and environment, without waiting for it. */
+    /**
+     * Starts the example with these JVM options ({@code -Dkey=value}) and environment ({@code PORT} 0 unless it says),
+     * without waiting for it.
+     */
     static ExampleProcess launch(List<String> jvmOptions, Map<String, String> environment) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName()));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().put("PORT", "0"); // unless the test gives one
         builder.environment().putAll(environment);
-        builder.environment().put("PORT", "0");
         try {
             return new ExampleProcess(builder.start());
         } catch (IOException e) {

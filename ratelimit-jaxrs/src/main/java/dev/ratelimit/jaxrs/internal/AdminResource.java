@@ -18,12 +18,19 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import java.security.Principal;
 import java.util.function.Function;
+import org.eclipse.microprofile.openapi.annotations.Operation;
 
 /**
  * The admin API over HTTP, served at {@code ratelimit.admin.path} ({@link AdminPathFilter} rewrites it
  * here) when {@code ratelimit.admin.enabled=true}. A caller without a principal gets 401, one without
  * {@code ratelimit.admin.role} 403; no limit counts these requests ({@code RateLimitFeature} binds nothing here).
  * JSON bodies, errors as RFC 9457 problems; every answer is in the OpenAPI document (ratelimit-openapi adds it).
+ *
+ * <p>Every method is {@code @Operation(hidden = true)}: a runtime that scans the library's jar for resources (Open
+ * Liberty does) would otherwise publish this class's fixed path in the application's OpenAPI document, whether the
+ * admin API is on or off and whether or not the application uses ratelimit-openapi's filter (docs/openapi.md, "The
+ * admin API"). The annotation is MicroProfile OpenAPI's own, read by every implementation, and no configuration of
+ * the application can undo it; where MicroProfile OpenAPI is absent, the JVM ignores an annotation it cannot load.
  */
 @ApplicationScoped
 @Path(AdminSettings.INTERNAL_PATH)
@@ -40,6 +47,7 @@ public class AdminResource {
     @Inject
     RateLimitRuntime runtime;
 
+    @Operation(hidden = true)
     @GET
     @Path("limits")
     public Response limits(@Context SecurityContext security) {
@@ -47,6 +55,7 @@ public class AdminResource {
         return denied != null ? denied : ok(AdminJson.limits(admin.limits()));
     }
 
+    @Operation(hidden = true)
     @GET
     @Path("limits/{name}/partitions/{partition}")
     public Response count(@PathParam("name") String name, @PathParam("partition") String partition,
@@ -65,6 +74,7 @@ public class AdminResource {
         }
     }
 
+    @Operation(hidden = true)
     @DELETE
     @Path("limits/{name}/partitions/{partition}")
     public Response reset(@PathParam("name") String name, @PathParam("partition") String partition,
@@ -88,6 +98,7 @@ public class AdminResource {
      * A count of a limit per argument, found by the value it counts (an account): the digest is computed here, and
      * the answer names the partition, never the value.
      */
+    @Operation(hidden = true)
     @GET
     @Path("limits/{name}/partitions")
     public Response countByKey(@PathParam("name") String name, @QueryParam("key") String key,
@@ -96,6 +107,7 @@ public class AdminResource {
     }
 
     /** Starts the count of a limit per argument afresh, found by the value it counts. */
+    @Operation(hidden = true)
     @DELETE
     @Path("limits/{name}/partitions")
     public Response resetByKey(@PathParam("name") String name, @QueryParam("key") String key,
@@ -128,6 +140,7 @@ public class AdminResource {
         return then.apply(partition);
     }
 
+    @Operation(hidden = true)
     @GET
     @Path("limits/{name}/refused")
     public Response refused(@PathParam("name") String name, @QueryParam("top") String top,

@@ -37,16 +37,43 @@ public final class EmbeddedHttpServer {
     private EmbeddedHttpServer() {
     }
 
-    /** Jersey serving {@code config} at {@code http://host:port/}, configured, not started. */
+    /**
+     * Jersey serving {@code config} at {@code http://host:port/}, configured, not started. {@code host} is a name or
+     * an address, an IPv6 literal with or without brackets ({@code ::1}, {@code [::1]}): the server listens on that
+     * address alone, on that port.
+     *
+     * @throws IllegalArgumentException naming the host and the port when they make no URI, or one without a host
+     */
     public static HttpServer create(String host, int port, ResourceConfig config) {
         ClientDisconnects.quiet();
-        HttpServer http = GrizzlyHttpServerFactory.createHttpServer(
-                URI.create("http://" + host + ":" + port + "/"), config, false);
+        URI uri;
+        try {
+            uri = URI.create("http://" + uriHost(host) + ":" + port + "/");
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("host \"" + host + "\" and port " + port + " make no HTTP address: "
+                    + e.getMessage(), e);
+        }
+        // Without a host, or without a port, Jersey would listen on every interface, or on port 80: never guess
+        if (uri.getHost() == null || uri.getPort() != port) {
+            throw new IllegalArgumentException("host \"" + host + "\" and port " + port + " make no HTTP address: "
+                    + uri);
+        }
+        HttpServer http = GrizzlyHttpServerFactory.createHttpServer(uri, config, false);
         NetworkListener listener = http.getListener(LISTENER);
         listener.getTransport().setTcpNoDelay(true);
         listener.getKeepAlive().setMaxRequestsCount(-1);
         http.getServerConfiguration().getMonitoringConfig().getWebServerConfig().addProbes(new DateHeader());
         return http;
+    }
+
+    /** {@code host} as a URI writes it: an IPv6 literal in brackets ({@code ::1} is {@code [::1]}). */
+    public static String uriHost(String host) {
+        return host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host;
+    }
+
+    /** {@code host} without the brackets of an IPv6 literal. */
+    static String bare(String host) {
+        return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
     }
 
     /**

@@ -3,8 +3,8 @@ package dev.ratelimit.examples.todos;
 import java.lang.System.Logger.Level;
 
 /**
- * {@code java -jar todos.jar}: serves the example on {@code $HOST:$PORT} (defaults 127.0.0.1 and 8080) and
- * prints one line once it is ready. Rate-limit settings come from MicroProfile Config, so system
+ * {@code java -jar todos.jar}: serves the example on {@code $HOST:$PORT} (defaults 127.0.0.1 and 8080; an IPv6
+ * address such as {@code HOST=::1} binds that address alone) and prints one line once it is ready. Rate-limit settings come from MicroProfile Config, so system
  * properties and environment variables override {@code META-INF/microprofile-config.properties}, e.g.
  * {@code java -Dratelimit.global.permit-limit=1000 -jar todos.jar}.
  */
@@ -28,7 +28,7 @@ public final class Main {
         }
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "todos-shutdown"));
         // The launcher's one line of output, not a log record: scripts wait for it.
-        System.out.println("todos listening on http://" + host + ":" + server.port() + "/");
+        System.out.println("todos listening on " + server.baseUri());
     }
 
     private static String env(String name, String otherwise) {

@@ -9,6 +9,7 @@ import dev.ratelimit.examples.todos.peer.Bucket4jLettucePeer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import jakarta.ws.rs.ext.ContextResolver;
 import java.net.URI;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
 import org.glassfish.grizzly.http.server.HttpHandlerRegistration;
 import org.glassfish.grizzly.http.server.HttpServer;
@@ -19,7 +20,8 @@ import org.jboss.weld.environment.se.Weld;
 import org.jboss.weld.environment.se.WeldContainer;
 
 /**
- * The example embedded: a Weld SE container, then Jersey on Grizzly's HTTP server, on 127.0.0.1, with
+ * The example embedded: a Weld SE container, then Jersey on Grizzly's HTTP server, on 127.0.0.1 (or the host given:
+ * that address only, an IPv6 literal included), with
  * {@link OpenApiEndpoint} at {@code /openapi} and {@link MetricsEndpoint} at {@code /metrics} (the
  * {@link MetricsRegistry} bean, which ratelimit-micrometer records into) on the same server, beside Jersey.
  * How the server is set up (TCP_NODELAY, keep-alive, ...): {@link EmbeddedHttpServer}.
@@ -67,6 +69,7 @@ public final class TodosServer implements AutoCloseable {
         try {
             OpenApiEndpoint openApi = OpenApiEndpoint.build();
             MetricsEndpoint metrics = new MetricsEndpoint(weld.select(PrometheusMeterRegistry.class).get());
+            PublishedSecret.warnIfInUse(ConfigProvider.getConfig());
             HttpServer http = EmbeddedHttpServer.create(host, port, resourceConfig());
             // /openapi and /metrics and everything below them; Jersey has the rest
             http.getServerConfiguration().addHttpHandler(openApi,
@@ -74,8 +77,7 @@ public final class TodosServer implements AutoCloseable {
             http.getServerConfiguration().addHttpHandler(metrics,
                     HttpHandlerRegistration.builder().contextPath(MetricsEndpoint.PATH).urlPattern("/").build());
             int bound = EmbeddedHttpServer.start(http);
-            String reachable = "0.0.0.0".equals(host) ? LOOPBACK : host;
-            URI baseUri = URI.create("http://" + reachable + ":" + bound + "/");
+            URI baseUri = URI.create("http://" + EmbeddedHttpServer.uriHost(reachable(host)) + ":" + bound + "/");
             // the partner's default URL (http://self.invalid) is this server, on the port it bound
             SelfAddress.learn(baseUri);
             return new TodosServer(weld, http, baseUri);
@@ -83,6 +85,15 @@ public final class TodosServer implements AutoCloseable {
             weld.shutdown();
             throw e;
         }
+    }
+
+    /** Where a client on this machine reaches a server bound to {@code host}: a wildcard is reached on loopback. */
+    private static String reachable(String host) {
+        String bare = EmbeddedHttpServer.bare(host);
+        if (bare.equals("0.0.0.0")) {
+            return LOOPBACK;
+        }
+        return bare.equals("::") || bare.equals("0:0:0:0:0:0:0:0") ? "::1" : bare;
     }
 
     static ResourceConfig resourceConfig() {
@@ -127,7 +138,7 @@ public final class TodosServer implements AutoCloseable {
         return baseUri.getPort();
     }
 
-    /** {@code http://127.0.0.1:PORT/}. */
+    /** {@code http://127.0.0.1:PORT/} ({@code http://[::1]:PORT/} on the IPv6 loopback). */
     public URI baseUri() {
         return baseUri;
     }

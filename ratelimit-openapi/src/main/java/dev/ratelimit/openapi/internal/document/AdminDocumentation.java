@@ -18,7 +18,8 @@ import org.eclipse.microprofile.openapi.models.responses.APIResponses;
 /**
  * The admin API (docs/operating-limits.md, "The admin API") in the OpenAPI document: its operations under
  * {@code ratelimit.admin.path} with every answer they give (200 or 204, 400, 401, 403, 404, 503), when it is enabled;
- * and never the resource class's own fixed path, which a runtime that scans the library may have documented.
+ * and never the resource class's own fixed path, which a runtime that scans the library would document if the class
+ * did not hide its operations.
  */
 public final class AdminDocumentation {
 
@@ -33,7 +34,7 @@ public final class AdminDocumentation {
         Paths paths = openAPI.getPaths();
         if (paths != null && paths.getPathItems() != null) {
             for (String path : new ArrayList<>(paths.getPathItems().keySet())) {
-                if (path.equals(AdminSettings.INTERNAL_PATH) || path.startsWith(AdminSettings.INTERNAL_PATH + "/")) {
+                if (internal(path)) {
                     paths.removePathItem(path);
                 }
             }
@@ -68,6 +69,11 @@ public final class AdminDocumentation {
                 responses(ok("The most refused partitions.", refusedSchema()), true, true))));
         ((Operation) paths.getPathItem(base + "/limits/{name}/partitions/{partition}").getDELETE()).getResponses()
                 .removeAPIResponse("200");
+    }
+
+    /** The fixed path, under whatever the document puts in front of it (an application path such as {@code /api}). */
+    private static boolean internal(String path) {
+        return path.endsWith(AdminSettings.INTERNAL_PATH) || path.contains(AdminSettings.INTERNAL_PATH + "/");
     }
 
     private static Operation operation(String id, String description, List<Parameter> parameters, APIResponses responses) {
