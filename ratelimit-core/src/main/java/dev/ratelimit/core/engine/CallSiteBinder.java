@@ -155,7 +155,8 @@ final class CallSiteBinder {
             String planKey = planValue(settings, declared.name());
             if (planKey != null) {
                 throw new InvalidRateLimitException(on + planKey + ": the limit \"" + declared.name() + "\" counts per "
-                        + counting.per().name().toLowerCase(Locale.ROOT) + " (" + perSource + "), one count per "
+                        + counting.per().name().toLowerCase(Locale.ROOT) + (perSource.equals(LimitDeclaration.PER) ? ""
+                        : " (" + perSource + ")") + ", one count per "
                         + (counting.per() == RateLimitPer.ADDRESS ? "address" : "argument") + " whatever the caller's "
                         + "plan: a client can claim a plan but not another address or account, so a plan cannot "
                         + "change it; remove the key");
