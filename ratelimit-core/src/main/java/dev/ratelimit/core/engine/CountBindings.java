@@ -63,7 +63,8 @@ final class CountBindings {
                  RateLimitMode mode, String where, Counting counting) {
         RateLimitPer per = counting.per();
         // per address or per argument: one count whatever the plan (a client can claim a plan, not another address or
-        // account), so one key, its metric series and sizing those of no plan (docs/login-protection.md, "Plans")
+        // account), so one key, its metric series and sizing those of no plan (docs/login-protection.md,
+        // "Plans do not split these counts")
         Plan counted = perClient(per) ? null : plan;
         String id = counted == null ? policy.name() : policy.name() + '/' + counted.name();
         BoundKey key = keys.get(id);
