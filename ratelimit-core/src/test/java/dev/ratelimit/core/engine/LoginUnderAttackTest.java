@@ -147,6 +147,23 @@ class LoginUnderAttackTest {
     }
 
     @Test
+    void theAdminFindsTheSharedCountOfAnAddressWithOrWithoutAPlan() {
+        RateLimitEngine engine = engine(new InProcessRateLimitStore(10_000, clock), withGold());
+        ScopedLimits login = engine.binder().bindResourceMethod(login());
+        BoundLimits account = engine.binder().bindAtInvocation(login());
+        wrongPassword(engine, login, account, caller("127.0.7.6", "mallory"), "erin");
+        wrongPassword(engine, login, account, caller("127.0.7.6", null), "erin");
+
+        assertThat(engine.admin().count("login-address", "addr:127.0.7.6", null).toCompletableFuture().join()
+                .remaining()).isEqualTo(3);
+        assertThat(engine.admin().count("login-address", "addr:127.0.7.6", "gold").toCompletableFuture().join()
+                .remaining()).as("?plan=gold: the same count").isEqualTo(3);
+        engine.admin().reset("login-address", "addr:127.0.7.6", "gold", "ops").toCompletableFuture().join();
+        assertThat(engine.admin().count("login-address", "addr:127.0.7.6", null).toCompletableFuture().join()
+                .remaining()).as("reset with ?plan=gold").isEqualTo(5);
+    }
+
+    @Test
     void aPlansValueForALimitPerAddressFailsStartUpNamingTheKey() {
         RateLimitEngine engine = engine(new InProcessRateLimitStore(10_000, clock),
                 withGold("ratelimit.plans.gold.limits.login-address.permit-limit", "10"));
