@@ -7,7 +7,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Which counts a limit spends from: those of one limit name for the callers of one plan (or of no plan).
  * A count is kept per (key, partition); a key {@linkplain #perApplication() per application} has one count for
- * every partition, that of the partition {@value #APPLICATION}. The engine makes one key per (name, plan) when the application
+ * every partition, that of the partition {@value #APPLICATION}. A key per address or per argument has no plan: one
+ * count per address or argument whatever the caller's plan, since a client can claim a plan but not another address
+ * or account (docs/login-protection.md, "Plans do not split these counts"). The engine makes one key per (name, plan) when the application
  * deploys and binds it to the store ({@link RateLimitStore#bind}); requests then never look a count up
  * by name. Immutable.
  */
@@ -25,6 +27,7 @@ public final class CountKey {
     private final RateLimitAlgorithm algorithm;
     private final RateLimitPer per;
     private final boolean perApplication;
+    private final boolean failuresOnly;
     private final int id;
 
     /** A key per caller: {@link #CountKey(String, String, RateLimitAlgorithm, RateLimitPer)} with {@code CALLER}. */
@@ -40,14 +43,34 @@ public final class CountKey {
      *                  an argument value's (each its own partition)
      */
     public CountKey(String name, String plan, RateLimitAlgorithm algorithm, RateLimitPer per) {
+        this(name, plan, algorithm, per, false);
+    }
+
+    /**
+     * @param name         the limit name, as {@link RateLimitPolicy#name()}
+     * @param plan         the plan, or null for callers in no plan; null for a key per address or per argument
+     * @param algorithm    the algorithm of every limit with this name
+     * @param per          whose count
+     * @param failuresOnly true when the limit counts only failures (a success gives its permit back): a store that has
+     *                     no room for a new count of such a key refuses the request rather than let it through
+     *                     uncounted, as a guess let through uncounted is a guess the limit never sees
+     * @throws IllegalArgumentException naming the value: a malformed name or plan, a plan on a key per address or per
+     *                                  argument
+     */
+    public CountKey(String name, String plan, RateLimitAlgorithm algorithm, RateLimitPer per, boolean failuresOnly) {
         if (name == null || !RateLimitPolicy.NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("name must be 1-64 characters from [A-Za-z0-9._-], was " + name);
         }
         if (plan != null && !RateLimitPolicy.NAME.matcher(plan).matches()) {
             throw new IllegalArgumentException("plan must be 1-64 characters from [A-Za-z0-9._-], was " + plan);
         }
+        if (plan != null && (per == RateLimitPer.ADDRESS || per == RateLimitPer.ARGUMENT)) {
+            throw new IllegalArgumentException("the counts of \"" + name + "\" are per " + per
+                    + ": one count per address or argument whatever the plan, so no plan, was " + plan);
+        }
         this.name = name;
         this.plan = plan;
+        this.failuresOnly = failuresOnly;
         this.algorithm = Objects.requireNonNull(algorithm, "algorithm");
         this.per = Objects.requireNonNull(per, "per");
         this.perApplication = per == RateLimitPer.APPLICATION;
@@ -75,6 +98,14 @@ public final class CountKey {
      */
     public RateLimitPer per() {
         return per;
+    }
+
+    /**
+     * True when the limit counts only failures: with no room for a new count a store refuses the request (with the
+     * window as its retry-after) instead of letting it through uncounted.
+     */
+    public boolean failuresOnly() {
+        return failuresOnly;
     }
 
     /** True when one count serves every caller: a store keeps it under the partition {@value #APPLICATION}. */

@@ -64,4 +64,17 @@ class CountKeyTest {
         assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> new CountKey("burst", null, null)))
                 .isInstanceOf(NullPointerException.class).hasMessageContaining("algorithm");
     }
+
+    @Test
+    void aKeyPerAddressOrPerArgumentHasNoPlan() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new CountKey("login-address", "gold", SLIDING, RateLimitPer.ADDRESS, true))
+                .withMessageContaining("\"login-address\" are per ADDRESS").withMessageEndingWith("was gold");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new CountKey("login-account", "gold", SLIDING, RateLimitPer.ARGUMENT, true));
+        CountKey shared = new CountKey("login-address", null, SLIDING, RateLimitPer.ADDRESS, true);
+        assertThat(shared.plan()).isNull();
+        assertThat(shared.failuresOnly()).isTrue();
+        assertThat(new CountKey("default", "gold", SLIDING, RateLimitPer.CALLER).failuresOnly()).isFalse();
+    }
 }

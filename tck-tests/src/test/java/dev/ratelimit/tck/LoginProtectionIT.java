@@ -7,9 +7,17 @@ import dev.ratelimit.tck.support.ServerUnderTest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 import static dev.ratelimit.tck.ClientAddressCounts.forwardedFor;
 import static dev.ratelimit.tck.ClientAddressCounts.freshIpv4;
@@ -22,9 +30,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * ({@code tck.clientAddresses=trusted-proxies}; it fails against a server started otherwise), so that each client
  * comes from an address of its own: the suite plays the proxy on the loopback address and forwards for it. Each test takes fresh addresses and, but for the
  * account {@code carol}, which it starts afresh through the admin API, fresh usernames: the suite can run again
- * against the same server.
+ * against the same server. The flood of made-up {@code X-Api-Key}s runs last, as this class runs last in its server's
+ * run (see junit-platform.properties): it leaves {@code GET /todos}'s limits without room for a window.
  */
+@Order(Integer.MAX_VALUE)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LoginProtectionIT extends TckTestBase {
+
+    /** The flood: more made-up keys than the example's table holds counts ({@code ratelimit.max-tracked-partitions}). */
+    private static final int FLOOD = 10_200;
 
     static final String LOGIN = "/login";
     static final String LOGIN_ADDRESS = "login-address";
@@ -132,6 +146,75 @@ class LoginProtectionIT extends TckTestBase {
             assertThat(reply.findPolicy(LOGIN_ACCOUNT)).as("%s", reply).isEmpty();
             assertThat(reply.findItem(LOGIN_ACCOUNT)).as("%s", reply).isEmpty();
         }
+    }
+
+    @Test
+    void aBearerHeaderClaimingThePlanGoldGetsNoFreshGuessesPerAddress() {
+        String address = freshIpv4();
+        for (int i = 0; i < 5; i++) {
+            login(forwardedFor(server, address), nobody(), "guess-" + i).assertStatus(401);
+        }
+        Caller gold = server.as(ServerUnderTest.freshName("mallory") + ":gold").withHeaderLines("X-Forwarded-For", address);
+        for (int i = 5; i < 12; i++) {
+            Reply claimed = login(gold, nobody(), "guess-" + i);
+            claimed.assertRefusedBy(LOGIN_ADDRESS);
+            assertThat(claimed.retryAfter()).as("attempt %d, in the plan gold: %s", i + 1, claimed).isBetween(1L, 1013L);
+        }
+    }
+
+    @Test
+    void aBearerHeaderClaimingThePlanGoldGetsNoFreshGuessesPerAccount() {
+        String account = nobody();
+        for (int i = 0; i < 10; i++) {
+            login(forwardedFor(server, freshIpv4()), account, "guess-" + i).assertStatus(401);
+        }
+        for (int i = 10; i < 12; i++) {
+            Caller gold = server.as(ServerUnderTest.freshName("mallory") + ":gold")
+                    .withHeaderLines("X-Forwarded-For", freshIpv4());
+            Reply claimed = login(gold, account, "guess-" + i).assertRefusedBy(LOGIN_ACCOUNT);
+            assertThat(claimed.retryAfter()).as("attempt %d, in the plan gold: %s", i + 1, claimed).isBetween(3000L, 3600L);
+        }
+    }
+
+    /**
+     * Made-up keys by the ten thousand on {@code GET /todos} (more than the example's table of 10 000 counts) leave
+     * {@code login-address} room of its own: six wrong passwords from a fresh address, the sixth a 429. Last of its
+     * server's run: the flood's counts keep {@code GET /todos}'s limits without room for their window.
+     */
+    @Test
+    @Order(Integer.MAX_VALUE)
+    void afterTenThousandMadeUpApiKeysTheSixthWrongPasswordFromAFreshAddressIsStill429() throws Exception {
+        String run = ServerUnderTest.freshName("flood");
+        AtomicInteger next = new AtomicInteger();
+        AtomicInteger notOk = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> workers = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                workers.add(pool.submit(() -> {
+                    for (int i = next.getAndIncrement(); i < FLOOD; i = next.getAndIncrement()) {
+                        if (server.withKey(run + "-" + i).get(TODOS).status() != 200) {
+                            notOk.incrementAndGet();
+                        }
+                    }
+                }));
+            }
+            pool.shutdown();
+            assertThat(pool.awaitTermination(10, TimeUnit.MINUTES)).as("the flood ended").isTrue();
+            for (Future<?> worker : workers) {
+                worker.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(notOk.get()).as("each made-up key's first GET /todos is allowed").isZero();
+
+        Caller client = forwardedFor(server, freshIpv4());
+        for (int i = 0; i < 5; i++) {
+            Reply wrong = login(client, nobody(), "guess-" + i).assertStatus(401);
+            assertThat(wrong.remaining(LOGIN_ADDRESS)).as("counted after the flood: %s", wrong).isEqualTo(4 - i);
+        }
+        login(client, nobody(), "guess-5").assertRefusedBy(LOGIN_ADDRESS);
     }
 
     @Test

@@ -98,6 +98,30 @@ public class Footprint {
         out.bytesPerLimiter = storePerKey(TOKEN_BUCKET);
     }
 
+    /**
+     * Counts keyed by 7.8 KB header values ({@code X-Api-Key:} and 7 800 characters): the store's own tables after as
+     * many partitions, per count. A partition longer than 64 bytes is kept as a digest, so this is what a short key
+     * costs, not what the client sent.
+     */
+    @Benchmark
+    public void ratelimit_sliding_longKeysInMap(Retained out) {
+        out.bytesPerLimiter = (double) longKeysRetained(instances) / instances;
+    }
+
+    /** The bytes the store retains once {@code partitions} partitions of 7.8 KB header values each spent a permit. */
+    public static long longKeysRetained(int partitions) {
+        InProcessRateLimitStore store = new InProcessRateLimitStore(partitions, System::nanoTime);
+        RateLimitRequest request = Ours.request(store, SLIDING);
+        String value = "k".repeat(7_800);
+        for (int i = 0; i < partitions; i++) {
+            store.decide("X-Api-Key:" + i + value, request, 1);
+        }
+        if (Ours.countsKept(store) != partitions) {
+            throw new IllegalStateException("expected " + partitions + " counts, the store keeps " + Ours.countsKept(store));
+        }
+        return GraphLayout.parseInstance(store).totalSize();
+    }
+
     @Benchmark
     public void ratelimit_decision_limiter(Retained out) {
         InProcessRateLimitStore store = new InProcessRateLimitStore();

@@ -169,8 +169,10 @@ public final class KeyCatalogue {
                     false, CORE, "Where the admin API is served, under the application's base path."),
 
             new Key("ratelimit.max-tracked-partitions", Section.STORES, "integer >= 1", "10000", null, false, CORE,
-                    "The most counts the in-process store keeps. When it is full of counts in use, a request that needs "
-                            + "a new count is let through uncounted, with a warning."),
+                    "The most counts the in-process store keeps. Each limit keeps a share of half of them as room of "
+                            + "its own, the rest is common room. When a limit has no room, a request that needs a new "
+                            + "count of it is let through uncounted (refused, when the limit counts only failures), with "
+                            + "a warning."),
             new Key("ratelimit.store.timeout-millis", Section.STORES, "integer, milliseconds, 1 .. 60000", "250", null,
                     false, CORE, "The longest any store may take to answer a call."),
             new Key("ratelimit.store.on-failure", Section.STORES, "`fail`, `allow` or `local`", "fail", null, false,

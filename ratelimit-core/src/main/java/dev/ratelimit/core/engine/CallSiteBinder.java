@@ -18,6 +18,7 @@ import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.core.declaration.LimitRules;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +29,8 @@ import java.util.concurrent.TimeUnit;
  * bound keys. Holds the call site's limits to what only the configuration can make invalid: a cost above an
  * overridden limit, a wait on a resource method or on a limit that counts only failures, a {@code per = ARGUMENT}
  * limit without a key (or a key without one), one without {@code ratelimit.key-secret} on a shared store, a
- * {@code per = ADDRESS} limit where the runtime cannot tell addresses.
+ * {@code per = ADDRESS} limit where the runtime cannot tell addresses, a plan's values for a limit per address or per
+ * argument (plans do not split those counts).
  *
  * <p>Not thread-safe: the binder calls it holding its own lock.
  */
@@ -149,10 +151,45 @@ final class CallSiteBinder {
                 throw new InvalidRateLimitException(LimitRules.keySecretRequired(declared.name(), sharedStoreWithoutSecret));
             }
         }
+        if (CountBindings.perClient(counting.per())) {
+            String planKey = planValue(settings, declared.name());
+            if (planKey != null) {
+                throw new InvalidRateLimitException(on + planKey + ": the limit \"" + declared.name() + "\" counts per "
+                        + counting.per().name().toLowerCase(Locale.ROOT) + (perSource.equals(LimitDeclaration.PER) ? ""
+                        : " (" + perSource + ")") + ", one count per "
+                        + (counting.per() == RateLimitPer.ADDRESS ? "address" : "argument") + " whatever the caller's "
+                        + "plan: a client can claim a plan but not another address or account, so a plan cannot "
+                        + "change it; remove the key");
+            }
+        }
         if (counting.per() == RateLimitPer.ADDRESS && !shape.addressesKnown()
                 && shape.decides() != BoundLimits.Decides.PER_ARGUMENT) {
             throw new InvalidRateLimitException(on + LimitRules.addressesUnknown(declared.name()));
         }
+    }
+
+    /**
+     * The first {@code ratelimit.plans.<plan>.limits.<name>.<property>=<value>} that {@code settings} set for the name,
+     * or null when no plan gives it values.
+     */
+    private static String planValue(RateLimitSettings settings, String name) {
+        for (Plan plan : settings.plans()) {
+            LimitValues values = settings.plan(plan, name);
+            String prefix = RateLimitSettings.PLANS + "." + plan.name() + ".limits." + name + ".";
+            if (values.permitLimit() != null) {
+                return prefix + RateLimitSettings.PERMIT_LIMIT + "=" + values.permitLimit();
+            }
+            if (values.windowSeconds() != null) {
+                return prefix + RateLimitSettings.WINDOW_SECONDS + "=" + values.windowSeconds();
+            }
+            if (values.algorithm() != null) {
+                return prefix + RateLimitSettings.ALGORITHM + "=" + values.algorithm();
+            }
+            if (values.mode() != null) {
+                return prefix + RateLimitSettings.MODE_PROPERTY + "=" + values.mode().name().toLowerCase(Locale.ROOT);
+            }
+        }
+        return null;
     }
 
     /** {@code ratelimit.limits.<name>.<property>}. */

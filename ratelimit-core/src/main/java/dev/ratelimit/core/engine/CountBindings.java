@@ -62,17 +62,23 @@ final class CountBindings {
     BoundKey key(RateLimitSettings settings, Map<String, BoundKey> keys, RateLimitPolicy policy, Plan plan,
                  RateLimitMode mode, String where, Counting counting) {
         RateLimitPer per = counting.per();
-        String id = plan == null ? policy.name() : policy.name() + '/' + plan.name();
+        // per address or per argument: one count whatever the plan (a client can claim a plan, not another address or
+        // account), so one key, its metric series and sizing those of no plan (docs/login-protection.md,
+        // "Plans do not split these counts")
+        Plan counted = perClient(per) ? null : plan;
+        String id = counted == null ? policy.name() : policy.name() + '/' + counted.name();
         BoundKey key = keys.get(id);
         if (key == null) {
-            StoreBinding bound = storeBindings.computeIfAbsent(id + '#' + policy.algorithm() + '#' + per, k -> {
-                CountKey countKey = new CountKey(policy.name(), plan == null ? null : plan.name(), policy.algorithm(), per);
+            StoreBinding bound = storeBindings.computeIfAbsent(id + '#' + policy.algorithm() + '#' + per + '#'
+                    + counting.failuresOnly(), k -> {
+                CountKey countKey = new CountKey(policy.name(), counted == null ? null : counted.name(),
+                        policy.algorithm(), per, counting.failuresOnly());
                 return new StoreBinding(countKey, store.bind(countKey));
             });
             ShadowLog shadow = shadowLogs.computeIfAbsent(policy.name(), n -> new ShadowLog(n, clock));
             key = new BoundKey(bound.key(), bound.handle(), mode, counting, where, shadow,
                     counters.computeIfAbsent(id, k -> BoundKey.counters(bound.key(), metrics)),
-                    sizingTag(settings, policy.name(), plan), refusals(policy.name()));
+                    sizingTag(settings, policy.name(), counted), refusals(policy.name()));
             keys.put(id, key);
         } else if (key.key.algorithm() != policy.algorithm()) {
             throw new InvalidRateLimitException(SharedNames.algorithmsDiffer(policy.name(), key.firstWhere,
@@ -85,6 +91,11 @@ final class CountBindings {
                     where, counting));
         }
         return key;
+    }
+
+    /** True for the counts that plans do not split: per address, per argument. */
+    static boolean perClient(RateLimitPer per) {
+        return per == RateLimitPer.ADDRESS || per == RateLimitPer.ARGUMENT;
     }
 
     /** The partitions a name refused most, made on first use. */

@@ -146,6 +146,10 @@ public final class LimitAdmin {
             }
         }
         BoundKey key = live.keys.get(plan == null ? name : name + '/' + plan);
+        if (key == null && plan != null) {
+            BoundKey shared = live.keys.get(name);
+            key = shared != null && CountBindings.perClient(shared.key.per()) ? shared : null; // plans do not split it
+        }
         Effective effective = live.settings.effective(declared != null ? declared : configured, p);
         if (effective.mode() == RateLimitMode.OFF) {
             throw new IllegalArgumentException("ratelimit: the limit \"" + name + "\" is off"

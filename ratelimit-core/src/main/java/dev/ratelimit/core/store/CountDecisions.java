@@ -11,7 +11,9 @@ import java.util.function.LongSupplier;
 /**
  * The in-process store's decisions and give-backs: every path by which a request's counts are decided, from the
  * lock-free common cases to all or nothing under every count's lock. Its counts come from {@link TrackedCounts}
- * (null there: the store is full, and the limit lets the request through uncounted).
+ * (null there: the limit's table has no room, and the limit lets the request through uncounted; a limit that counts
+ * only failures refuses it instead, with its window as the retry-after: a guess let through uncounted is a guess
+ * the limit never sees).
  *
  * <p>Concurrency: each count is guarded by its own lock ({@link Count}); the counts of one request are locked in
  * the order of their keys' ids ({@link RateLimitRequest#lockOrder}), so deciding several limits is atomic and cannot
@@ -120,9 +122,10 @@ final class CountDecisions {
         long permits = (long) request.cost(0) * multiple;
         while (true) {
             long now = clock.getAsLong();
-            Count count = tracked.find(table, partition, policy, request.tag(0), now);
+            boolean refuses = refusesWithoutRoom(request, 0);
+            Count count = tracked.find(table, partition, policy, request.tag(0), now, refuses);
             if (count == null) {
-                return Outcome.uncounted(policy);
+                return refuses ? noRoom(policy) : Outcome.uncounted(policy);
             }
             boolean live = count.lock();
             try {
@@ -152,8 +155,8 @@ final class CountDecisions {
 
     /**
      * Two enforced limits, the common case of several, under both counts' locks: {@link #decideAll} without its
-     * arrays and loops. Null (nothing done) when the store has no room for a count: {@link #decideAll} lets the
-     * request through uncounted.
+     * arrays and loops. Null (nothing done) when the store has no room for a count: {@link #decideAll} decides without
+     * it.
      */
     private RateLimitDecision decideTwo(String partition, RateLimitRequest request, int multiple) {
         CountTable table0 = (CountTable) request.handle(0);
@@ -165,8 +168,9 @@ final class CountDecisions {
         boolean inOrder = request.lockOrder(0) == 0;
         while (true) {
             long now = clock.getAsLong();
-            Count count0 = tracked.find(table0, partition, policy0, request.tag(0), now);
-            Count count1 = count0 == null ? null : tracked.find(table1, partition, policy1, request.tag(1), now);
+            Count count0 = tracked.find(table0, partition, policy0, request.tag(0), now, refusesWithoutRoom(request, 0));
+            Count count1 = count0 == null ? null
+                    : tracked.find(table1, partition, policy1, request.tag(1), now, refusesWithoutRoom(request, 1));
             if (count1 == null) {
                 return null;
             }
@@ -237,7 +241,8 @@ final class CountDecisions {
         while (true) {
             long now = clock.getAsLong();
             for (int i = 0; i < n; i++) {
-                counts[i] = tracked.find((CountTable) request.handle(i), partition, request.policy(i), request.tag(i), now);
+                counts[i] = tracked.find((CountTable) request.handle(i), partition, request.policy(i), request.tag(i), now,
+                        refusesWithoutRoom(request, i));
             }
             int locked = 0;
             try {
@@ -278,7 +283,9 @@ final class CountDecisions {
         boolean all = true;
         long goAt = now; // when the call goes ahead: the latest grant of its limits
         for (int i = 0; i < n; i++) {
-            if (counts[i] != null && request.kind(i) == Kind.ACQUIRE) {
+            if (counts[i] == null && refusesWithoutRoom(request, i)) {
+                all = false;
+            } else if (counts[i] != null && request.kind(i) == Kind.ACQUIRE) {
                 long at = counts[i].notBefore(now);
                 long permits = (long) request.cost(i) * multiple;
                 if (request.maxWaitNanos(i) == 0) {
@@ -296,7 +303,7 @@ final class CountDecisions {
             long permits = (long) request.cost(i) * multiple;
             Kind kind = request.kind(i);
             if (count == null) {
-                outcomes[i] = Outcome.uncounted(policy);
+                outcomes[i] = refusesWithoutRoom(request, i) ? noRoom(policy) : Outcome.uncounted(policy);
                 continue;
             }
             long at = count.notBefore(now);
@@ -312,6 +319,17 @@ final class CountDecisions {
                 outcomes[i] = refused(count, policy, at, permits);
             }
         }
+    }
+
+    /** True when limit {@code i} refuses a request for which its table has no room: an enforced limit of failures. */
+    private static boolean refusesWithoutRoom(RateLimitRequest request, int i) {
+        return request.kind(i) == Kind.ACQUIRE && request.key(i).failuresOnly();
+    }
+
+    /** The refusal of a limit of failures whose table has no room: try again in a window, when counts have emptied. */
+    private static Outcome noRoom(RateLimitPolicy policy) {
+        return new Outcome(policy, State.REFUSED, 0, policy.windowNanos(), policy.windowNanos(),
+                RateLimitDecision.NO_RECEIPT);
     }
 
     /** Spends {@code permits} from a locked, prepared count. */

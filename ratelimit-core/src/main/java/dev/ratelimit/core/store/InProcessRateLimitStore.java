@@ -14,11 +14,15 @@ import java.util.function.LongSupplier;
  * The default store: counts in this JVM, so each application instance counts alone. Every algorithm,
  * any number of permits, debt, shadow limits; it always decides at once.
  *
- * <p>Capacity. At most {@code maxTrackedPartitions} counts are kept, all keys together. When the table
- * is full, counts that hold nothing (every permit returned) are dropped, at most one sweep a second;
- * such a count holds no information, so dropping it changes no decision. A request that needs a new
- * count while the store is still full is let through uncounted (remaining = its permit limit), and a
- * warning is logged at most once a minute.
+ * <p>Capacity. At most {@code maxTrackedPartitions} counts are kept, all keys together. Each bound key (a limit
+ * name and plan) has room of its own, a share of half of them; the other half is common room (so one limit's flood
+ * of made-up partitions never leaves another limit without room: {@link TrackedCounts}). When a key has no room,
+ * counts that hold nothing (every permit returned) are dropped, at most one sweep a second; such a count holds no
+ * information, so dropping it changes no decision. A request that needs a new count while its key still has no
+ * room is let through uncounted (remaining = its permit limit), or refused (its window as the retry-after) when the
+ * limit counts only failures ({@link CountKey#failuresOnly}); a warning is logged at most once a minute per key. A
+ * partition longer than 64 bytes is kept as a keyed digest, so a count's memory does not grow with the key a client
+ * sends ({@link PartitionDigest}).
  *
  * <p>Inside, by job: one {@link CountTable} per bound key (its counts by partition), every table bounded together by
  * {@link TrackedCounts} (creation, the sweep, the warning), the decisions and give-backs in {@link CountDecisions}

@@ -9,15 +9,29 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Eviction: every count of the in-process store, all keys together, and their bound
- * ({@code ratelimit.max-tracked-partitions}). A count is created only when there is room; when the store is full,
- * the counts that hold nothing (every permit returned) are dropped, at most one sweep a second. Such a count holds
- * no information, so dropping it changes no decision. A request that needs a new count while the store is still
- * full is let through uncounted, and a warning is logged at most once a minute.
+ * Every count of the in-process store, all keys together, and their bound ({@code ratelimit.max-tracked-partitions}).
  *
- * <p>Concurrency: {@code tracked} counts the entries of all tables, reserved before an insert and given back when an
- * entry is removed or loses a race; {@code nextSweep} and {@code nextWarning} are clock readings claimed by CAS;
- * {@code tables} is only added to. A count is removed under its lock, marked evicted first.
+ * <p>Room: half the bound (rounded down) is shared out among the bound tables, one table per (limit name, plan), as
+ * room of their own; the rest is common room that any table may use. A table of a key per application holds one
+ * count, so its own room is one slot; the others share the rest equally. A new count takes a slot of its table's own
+ * room while there is one, else a slot of the common room. So a limit whose partitions a client makes up by the
+ * thousand (a header, an address) fills its own room and the common room, never another limit's own room: a new
+ * count of limit A never finds the store full because limit B's partitions took it (docs/stores.md, "Capacity").
+ * A table bound after counts were made shrinks the others' share: a table holding more of its own room than its new
+ * share gives those slots back first, so the budget of own rooms (half the bound) is never exceeded and the new
+ * table gets its room as the others' counts empty.
+ *
+ * <p>Eviction: a count is created only when there is room; when a table has none, the counts that hold nothing (every
+ * permit returned) are dropped from every table, at most one sweep a second. Such a count holds no information, so
+ * dropping it changes no decision. A request that needs a new count while its table still has no room is let
+ * through uncounted, or refused when its limit counts only failures (the store decides which); either is logged
+ * at most once a minute per table.
+ *
+ * <p>Concurrency: {@code own} and {@code common} count the slots held in the own rooms of all tables and in the common
+ * room, each taken by increment-and-check (given back when over its bound) before an insert and given back when an
+ * entry is removed or loses a race; each table counts its own slots ({@link CountTable#takeOwn}); {@code share} is
+ * written only under {@code this} when a table is made, read without it; {@code nextSweep} is a clock reading
+ * claimed by CAS; {@code tables} is only added to. A count is removed under its lock, marked evicted first.
  */
 final class TrackedCounts {
 
@@ -26,15 +40,25 @@ final class TrackedCounts {
     private static final long WARNING_INTERVAL_NANOS = 60_000_000_000L;
 
     private final int maxTracked;
+    /** The slots shared out as the tables' own rooms: half the bound. */
+    private final int ownMax;
+    /** The common room: the rest of the bound. */
+    private final int commonMax;
+    private final long start;
+    private final PartitionDigest digest = new PartitionDigest();
     private final ConcurrentHashMap<String, CountTable> tables = new ConcurrentHashMap<>();
-    private final AtomicInteger tracked = new AtomicInteger();
+    private final AtomicInteger own = new AtomicInteger();
+    private final AtomicInteger common = new AtomicInteger();
+    /** The own room of each table per partition (a table per application has one slot). */
+    private volatile int share;
     private final AtomicLong nextSweep;
-    private final AtomicLong nextWarning;
 
     TrackedCounts(int maxTracked, long now) {
         this.maxTracked = maxTracked;
+        this.ownMax = maxTracked / 2;
+        this.commonMax = maxTracked - ownMax;
+        this.start = now;
         this.nextSweep = new AtomicLong(now);
-        this.nextWarning = new AtomicLong(now);
     }
 
     int max() {
@@ -43,12 +67,17 @@ final class TrackedCounts {
 
     /** Counts kept now, all keys together. */
     int size() {
-        return tracked.get();
+        return own.get() + common.get();
+    }
+
+    /** The own room of each table per partition now. */
+    int share() {
+        return share;
     }
 
     /** The counts kept and their most, as the {@code ratelimit.counts} gauge. */
     void register(RateLimitMetrics metrics) {
-        metrics.counts(tracked::get, maxTracked);
+        metrics.counts(this::size, maxTracked);
     }
 
     /**
@@ -58,23 +87,42 @@ final class TrackedCounts {
      */
     CountTable table(CountKey key) {
         // a key per application has a table of its own: its per (live values) changed, its counts start afresh
-        return tables.computeIfAbsent(key.perApplication() ? key + "#" + CountKey.APPLICATION : key.toString(),
-                k -> new CountTable(key));
+        String name = key.perApplication() ? key + "#" + CountKey.APPLICATION : key.toString();
+        CountTable table = tables.get(name);
+        if (table != null) {
+            return table;
+        }
+        synchronized (this) {
+            table = tables.computeIfAbsent(name, k -> new CountTable(key, digest, start));
+            int single = 0;
+            for (CountTable t : tables.values()) {
+                single += t.single() ? 1 : 0;
+            }
+            int many = tables.size() - single;
+            share = many == 0 ? 0 : Math.max(0, ownMax - single) / many;
+            return table;
+        }
     }
 
-    /** The count of (table, partition), created if there is room; null when the store is full. */
-    Count find(CountTable table, String partition, RateLimitPolicy policy, int tag, long now) {
+    /**
+     * The count of (table, partition), created if there is room.
+     *
+     * @param refuses true when the request is refused without room (a limit that counts only failures): says so in
+     *                the warning
+     * @return the count; null when its table has no room
+     */
+    Count find(CountTable table, String partition, RateLimitPolicy policy, int tag, long now, boolean refuses) {
         Count count = table.count(partition);
         if (count != null) {
             return count;
         }
-        if (!reserve(now)) {
+        if (!reserve(table, now, refuses)) {
             return null;
         }
         Count created = table.newCount(now, policy, tag);
         Count raced = table.putIfAbsent(table.partition(partition), created);
         if (raced != null) {
-            tracked.decrementAndGet();
+            release(table);
             return raced;
         }
         return created;
@@ -86,7 +134,7 @@ final class TrackedCounts {
         if (count != null) {
             evict(count);
             if (table.remove(table.partition(partition), count)) {
-                tracked.decrementAndGet();
+                release(table);
             }
         }
     }
@@ -97,7 +145,7 @@ final class TrackedCounts {
             table.forEach((partition, count) -> {
                 evict(count);
                 if (table.remove(partition, count)) {
-                    tracked.decrementAndGet();
+                    release(table);
                 }
             });
         }
@@ -112,30 +160,68 @@ final class TrackedCounts {
         }
     }
 
-    private boolean reserve(long now) {
-        if (tryReserve()) {
+    private boolean reserve(CountTable table, long now, boolean refuses) {
+        if (tryReserve(table)) {
             return true;
         }
         if (claim(nextSweep, now, SWEEP_INTERVAL_NANOS)) {
             sweep(now);
-            if (tryReserve()) {
+            if (tryReserve(table)) {
                 return true;
             }
         }
-        if (claim(nextWarning, now, WARNING_INTERVAL_NANOS)) {
-            LOG.log(Level.WARNING, "ratelimit: the in-process store holds " + maxTracked
-                    + " counts in use (ratelimit.max-tracked-partitions); requests that need a new count "
-                    + "are let through uncounted until counts empty");
+        if (claim(table.nextWarning, now, WARNING_INTERVAL_NANOS)) {
+            LOG.log(Level.WARNING, "ratelimit: the in-process store has no room for a new count of the limit "
+                    + table.key + ": its own room (" + room(table) + " counts) and the room all limits share ("
+                    + commonMax + " of ratelimit.max-tracked-partitions=" + maxTracked + ") hold counts in use; "
+                    + (refuses ? "it counts only failures, so requests that need a new count are refused (429) until "
+                    + "counts empty" : "requests that need a new count are let through uncounted until counts empty"));
         }
         return false;
     }
 
-    private boolean tryReserve() {
-        if (tracked.incrementAndGet() <= maxTracked) {
+    private int room(CountTable table) {
+        return table.single() ? Math.min(1, ownMax) : share;
+    }
+
+    /** A slot of the table's own room, else one of the common room; false when neither has one. */
+    private boolean tryReserve(CountTable table) {
+        if (table.takeOwn(room(table))) {
+            if (own.incrementAndGet() <= ownMax) {
+                return true;
+            }
+            // the budget of own rooms is held by tables over a share that has shrunk since (a table was bound)
+            own.decrementAndGet();
+            table.returnOwn();
+        }
+        if (common.incrementAndGet() <= commonMax) {
+            table.takeCommon();
             return true;
         }
-        tracked.decrementAndGet();
+        common.decrementAndGet();
         return false;
+    }
+
+    /**
+     * Gives back the slot of a count removed from {@code table}: its own room first while it holds more of it than its
+     * share (the share shrank), else the common room first, so that room others can use returns soonest.
+     */
+    private void release(CountTable table) {
+        while (true) {
+            if (table.own() > room(table) && table.returnOwn()) {
+                own.decrementAndGet();
+                return;
+            }
+            if (table.returnCommon()) {
+                common.decrementAndGet();
+                return;
+            }
+            if (table.returnOwn()) {
+                own.decrementAndGet();
+                return;
+            }
+            Thread.onSpinWait(); // a slot taken for this entry is still being recorded
+        }
     }
 
     /** Claims the moment {@code due} if it has come, and sets the next one {@code interval} later. */
@@ -159,7 +245,7 @@ final class TrackedCounts {
                     count.unlock();
                 }
                 if (dropped && table.remove(partition, count)) {
-                    tracked.decrementAndGet();
+                    release(table);
                 }
             });
         }

@@ -79,9 +79,13 @@ class InProcessRateLimitStoreTest extends RateLimitStoreContract {
     @ValueSource(longs = {1, 42, 31337})
     void evictionIsLossless(long seed) {
         int operations = 20_000;
-        int capacity = countsInUseAtMost(seed, operations);
+        DryRun dry = countsInUseAtMost(seed, operations);
+        int capacity = dry.capacity();
         InProcessRateLimitStore roomy = new InProcessRateLimitStore(Integer.MAX_VALUE, clock);
         InProcessRateLimitStore tight = new InProcessRateLimitStore(capacity, clock);
+        for (Item item : dry.items.values()) { // every table bound first, as an application binds at deployment
+            tight.bind(new CountKey(item.policy().name(), item.plan(), item.policy().algorithm()));
+        }
         Map<List<Item>, RateLimitRequest[]> requests = new HashMap<>();
         ReferenceModel model = new ReferenceModel();
         RandomSchedule schedule = new RandomSchedule(seed, "", 1);
@@ -154,18 +158,20 @@ class InProcessRateLimitStoreTest extends RateLimitStoreContract {
     }
 
     /**
-     * The most counts the schedule keeps in the table, from a dry run against the model. The store sweeps
-     * at most once a second, dropping every count that holds nothing; so a count occupies the table until
-     * at most a second after it last held something or was last touched. A table of that many never has to
-     * let a request through uncounted.
+     * What the schedule keeps in the table, from a dry run against the model. The store sweeps at most once a second,
+     * dropping every count that holds nothing; so a count occupies the table until at most a second after it last held
+     * something or was last touched. Each key's table has room of its own (half the table shared out) and the rest is
+     * common room: a table big enough that, at every step, the counts over each key's own room fit in the common room
+     * (and one more) never has to let a request through uncounted.
      */
-    private static int countsInUseAtMost(long seed, int operations) {
+    private static DryRun countsInUseAtMost(long seed, int operations) {
         RandomSchedule schedule = new RandomSchedule(seed, "", 1);
         ReferenceModel model = new ReferenceModel();
         List<ReferenceModel.Decision> unreleased = new ArrayList<>();
         Map<List<String>, Long> busyUntil = new HashMap<>();
+        Map<String, Item> items = new HashMap<>();
+        List<Map<String, Integer>> steps = new ArrayList<>();
         long now = 0;
-        int most = 0;
         for (int i = 0; i < operations; i++) {
             now += schedule.nextAdvanceNanos();
             if (schedule.nextIsRelease() && !unreleased.isEmpty()) {
@@ -173,19 +179,46 @@ class InProcessRateLimitStoreTest extends RateLimitStoreContract {
                 continue;
             }
             String partition = schedule.nextPartition();
-            List<Item> items = schedule.nextItems();
-            ReferenceModel.Decision decision = model.acquire(now, partition, items, schedule.nextMultiple());
+            List<Item> next = schedule.nextItems();
+            ReferenceModel.Decision decision = model.acquire(now, partition, next, schedule.nextMultiple());
             if (decision.allowed()) {
                 unreleased.add(decision);
             }
-            for (Item item : items) {
+            for (Item item : next) {
+                items.putIfAbsent(item.key(), item);
                 busyUntil.put(List.of(item.key(), partition), Math.max(now, model.idleAt(item.key(), partition)));
             }
             long horizon = now - SECOND - 1;
             busyUntil.values().removeIf(until -> until < horizon);
-            most = Math.max(most, busyUntil.size());
+            Map<String, Integer> byKey = new HashMap<>();
+            busyUntil.keySet().forEach(k -> byKey.merge(k.get(0), 1, Integer::sum));
+            steps.add(byKey);
         }
-        return most + 1;
+        return new DryRun(items, steps);
+    }
+
+    /** The keys a schedule uses, and the counts each keeps at each step. */
+    private record DryRun(Map<String, Item> items, List<Map<String, Integer>> steps) {
+
+        /** The smallest table in which no step needs more than the room the store gives each key. */
+        int capacity() {
+            int tables = items.size();
+            for (int capacity = 1; ; capacity++) {
+                int share = capacity / 2 / tables;
+                int common = capacity - capacity / 2;
+                boolean fits = true;
+                for (Map<String, Integer> step : steps) {
+                    int over = 0;
+                    for (int inUse : step.values()) {
+                        over += Math.max(0, inUse - share);
+                    }
+                    fits &= over + 1 <= common;
+                }
+                if (fits) {
+                    return capacity;
+                }
+            }
+        }
     }
 
     private static void assertSameDecision(RateLimitDecision actual, RateLimitDecision expected, String where) {
@@ -341,6 +374,152 @@ class InProcessRateLimitStoreTest extends RateLimitStoreContract {
             logger.removeHandler(handler);
             logger.setUseParentHandlers(parents);
         }
+    }
+
+    // ---------------------------------------------------------------- one limit's flood, long keys
+
+    /** A request of one enforced limit, bound to {@code on}, whose key counts only failures when {@code failuresOnly}. */
+    private static RateLimitRequest one(InProcessRateLimitStore on, RateLimitPolicy policy, boolean failuresOnly) {
+        CountKey key = new CountKey(policy.name(), null, policy.algorithm(), dev.ratelimit.core.RateLimitPer.CALLER,
+                failuresOnly);
+        return RateLimitRequest.of(on.bind(key), key, policy, 1, Kind.ACQUIRE);
+    }
+
+    @Test
+    void aFloodOfMadeUpPartitionsOnOneLimitLeavesAnotherLimitRoomOfItsOwn() {
+        InProcessRateLimitStore small = new InProcessRateLimitStore(20, clock);
+        RateLimitPolicy perKey = policy("per-key", 3, 3600);
+        RateLimitPolicy login = policy("login-address", 5, 900);
+        RateLimitRequest flood = one(small, perKey, false);
+        RateLimitRequest guesses = one(small, login, true);
+        int uncounted = 0;
+        for (int i = 0; i < 1000; i++) {
+            RateLimitDecision d = small.decide("X-Api-Key:made-up-" + i, flood, 1);
+            assertThat(d.allowed()).isTrue();
+            uncounted += d.outcome(0).state() == State.UNCOUNTED ? 1 : 0;
+        }
+        assertThat(uncounted).as("the flood's own limit lets what has no room through uncounted").isEqualTo(1000 - 15);
+        assertThat(small.trackedCounts()).isEqualTo(15); // its own room (5) and the common room (10)
+
+        for (int i = 0; i < 5; i++) {
+            assertOutcome(small.decide("addr:192.0.2.1", guesses, 1).outcome(0), login, true, 4 - i, 900 * SECOND);
+        }
+        Outcome sixth = small.decide("addr:192.0.2.1", guesses, 1).outcome(0);
+
+        assertThat(sixth.state()).as("the 6th failure").isEqualTo(State.REFUSED);
+        assertThat(small.trackedCounts()).isEqualTo(16);
+        assertThat(small.decide("addr:192.0.2.2", guesses, 1).outcome(0).spent()).as("another address counts too")
+                .isTrue();
+    }
+
+    @Test
+    void aLimitOfFailuresWithoutRoomRefusesWithItsWindowAsRetryAfterAndSaysSoOnceAMinute() {
+        try (dev.ratelimit.core.engine.LogCapture log = new dev.ratelimit.core.engine.LogCapture(
+                InProcessRateLimitStore.class.getName())) {
+            InProcessRateLimitStore small = new InProcessRateLimitStore(4, clock);
+            RateLimitPolicy login = policy("login-address", 5, 900);
+            RateLimitPolicy other = policy("other", 5, 60);
+            RateLimitRequest guesses = one(small, login, true);
+            RateLimitRequest both = RateLimitRequest.builder()
+                    .add(small.bind(new CountKey("other", null, other.algorithm())),
+                            new CountKey("other", null, other.algorithm()), other, 1, Kind.ACQUIRE)
+                    .add(guesses.handle(0), guesses.key(0), login, 1, Kind.ACQUIRE).build();
+            for (int i = 0; i < 3; i++) { // its own room (1: two tables share 2) and the common room (2)
+                assertThat(small.decide("addr:192.0.2." + i, guesses, 1).outcome(0).spent()).isTrue();
+            }
+
+            RateLimitDecision refused = small.decide("addr:192.0.2.99", guesses, 1);
+            RateLimitDecision refusedToo = small.decide("addr:192.0.2.98", both, 1);
+
+            assertThat(refused.allowed()).isFalse();
+            assertThat(refused.outcome(0).state()).isEqualTo(State.REFUSED);
+            assertThat(refused.outcome(0).retryAfterNanos()).as("its window").isEqualTo(900 * SECOND);
+            assertThat(refused.outcome(0).remaining()).isZero();
+            assertThat(refusedToo.allowed()).as("all or nothing: the other limit spends nothing").isFalse();
+            assertThat(refusedToo.outcome(0).state()).isEqualTo(State.UNSPENT);
+            assertThat(refusedToo.outcome(1).state()).isEqualTo(State.REFUSED);
+            assertThat(decide(small, "addr:192.0.2.98", other).outcome(0).remaining())
+                    .as("\"other\" spent nothing for the refused request").isEqualTo(4);
+            assertThat(log.messages(java.util.logging.Level.WARNING, "\"login-address\"")).isEmpty();
+            assertThat(log.messages(java.util.logging.Level.WARNING, "limit login-address"))
+                    .as("one warning, naming the limit and what it does").hasSize(1).first().asString()
+                    .contains("refused (429)").contains("ratelimit.max-tracked-partitions=4");
+            clock.advanceSeconds(59);
+            small.decide("addr:192.0.2.97", guesses, 1);
+            assertThat(log.messages(java.util.logging.Level.WARNING, "limit login-address")).hasSize(1);
+            clock.advanceSeconds(1);
+            small.decide("addr:192.0.2.96", guesses, 1);
+            assertThat(log.messages(java.util.logging.Level.WARNING, "limit login-address")).hasSize(2);
+        }
+    }
+
+    @Test
+    void aPartitionLongerThan64BytesIsKeptAsADigestOfAtMost64BytesAndCountsAsItself() {
+        InProcessRateLimitStore store = new InProcessRateLimitStore(100, clock);
+        RateLimitPolicy limit = policy("long-keys", 2, 60);
+        RateLimitRequest request = one(store, limit, false);
+        String prefix = "X-Api-Key:" + "k".repeat(7_800);
+        String first = prefix + "1";
+        String second = prefix + "2";
+
+        assertThat(store.decide(first, request, 1).outcome(0).remaining()).isEqualTo(1);
+        assertThat(store.decide(new String(first.toCharArray()), request, 1).outcome(0).remaining())
+                .as("the same text, another String: the same count").isZero();
+        assertThat(store.decide(second, request, 1).outcome(0).remaining()).as("another key sharing 7 800 characters")
+                .isEqualTo(1);
+
+        @SuppressWarnings("unchecked")
+        Map<String, ?> table = (Map<String, ?>) request.handle(0);
+        assertThat(table.keySet()).hasSize(2).allSatisfy(stored -> {
+            assertThat(stored.getBytes(java.nio.charset.StandardCharsets.UTF_8).length).isLessThanOrEqualTo(64);
+            assertThat(stored).startsWith(PartitionDigest.PREFIX);
+        });
+        RateLimitDecision spent = store.decide(second, request, 1);
+        store.giveBack(spent);
+        assertThat(store.decide(second, request, 1).outcome(0).remaining()).as("a give-back finds the count").isZero();
+    }
+
+    @Test
+    void theStoredPartitionIsAtMost64BytesWhateverTheInputAndShortOnesAreKeptAsTheyAre() {
+        PartitionDigest digest = new PartitionDigest();
+        String ascii64 = "a".repeat(64);
+        String threeByte21 = "\u20ac".repeat(21); // 63 bytes
+        String threeByte22 = "\u20ac".repeat(22); // 66 bytes in 22 characters
+        String twoByte32 = "\u00e9".repeat(32); // 64 bytes
+        String surrogates16 = "\ud83d\ude00".repeat(16); // 16 characters of 4 bytes: 64 bytes
+        String surrogates17 = "\ud83d\ude00".repeat(17);
+        List<String> kept = List.of("", "anonymous", "addr:2001:db8:85a3::8a2e:370:7334", ascii64, threeByte21, twoByte32,
+                surrogates16);
+        List<String> digested = List.of("a".repeat(65), threeByte22, "\u00e9".repeat(33), surrogates17,
+                "X-Api-Key:" + "\u20ac".repeat(2_600), "\u0000".repeat(100_000));
+
+        for (String partition : kept) {
+            assertThat(digest.stored(partition)).as("%d characters", partition.length()).isSameAs(partition);
+        }
+        for (String partition : digested) {
+            String stored = digest.stored(partition);
+            assertThat(stored.getBytes(java.nio.charset.StandardCharsets.UTF_8).length).as("%d characters",
+                    partition.length()).isLessThanOrEqualTo(64);
+            assertThat(stored).startsWith(PartitionDigest.PREFIX).isEqualTo(digest.stored(partition));
+        }
+        assertThat(digested.stream().map(digest::stored).distinct()).hasSize(digested.size());
+        assertThat(new PartitionDigest().stored("a".repeat(65))).as("a key of its own per store")
+                .isNotEqualTo(digest.stored("a".repeat(65)));
+    }
+
+    @Test
+    void theAdminReadsAndRestartsTheCountOfALongPartitionByItsText() {
+        InProcessRateLimitStore store = new InProcessRateLimitStore(100, clock);
+        RateLimitPolicy limit = policy("long-admin", 3, 60);
+        RateLimitRequest request = one(store, limit, false);
+        String partition = "X-Api-Key:" + "x".repeat(5_000);
+        store.decide(partition, request, 1);
+        store.decide(partition, request, 1);
+
+        assertThat(store.inspect(partition, request).toCompletableFuture().join().remaining()).isEqualTo(1);
+        store.restart(partition, request).toCompletableFuture().join();
+        assertThat(store.trackedCounts()).isZero();
+        assertThat(store.inspect(partition, request).toCompletableFuture().join().remaining()).isEqualTo(3);
     }
 
     @Test

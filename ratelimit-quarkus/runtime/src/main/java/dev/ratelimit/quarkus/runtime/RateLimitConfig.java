@@ -71,7 +71,11 @@ public interface RateLimitConfig {
      */
     Optional<String> keySecret();
 
-    /** The most counts the in-process store keeps (an integer >= 1); past it a new caller is let through uncounted, with a warning. */
+    /**
+     * The most counts the in-process store keeps (an integer >= 1). Each limit keeps a share of half of them as room of
+     * its own; a limit without room lets a new caller through uncounted (refuses it, when the limit counts only
+     * failures), with a warning.
+     */
     @ConfigDocDefault("10000")
     Optional<String> maxTrackedPartitions();
 
