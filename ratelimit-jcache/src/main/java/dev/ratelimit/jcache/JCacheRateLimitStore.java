@@ -2,25 +2,30 @@ package dev.ratelimit.jcache;
 
 import dev.ratelimit.core.CountKey;
 import dev.ratelimit.core.CountState;
-import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitDecision.Outcome;
 import dev.ratelimit.core.RateLimitDecision.State;
+import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitPolicy;
-import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
+import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.jcache.internal.Announcements;
+import dev.ratelimit.jcache.internal.CacheKeys;
 import dev.ratelimit.jcache.internal.CallThreads;
 import dev.ratelimit.jcache.internal.CountCall;
 import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
-import java.util.concurrent.TimeUnit;
 import javax.cache.Cache;
 import javax.cache.CacheException;
 import javax.cache.CacheManager;
@@ -105,6 +110,8 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
     private final Announcements announcements;
     private final GridCalls calls;
     private final CountDecisions decisions;
+    /** The names of the limits bound: an announcement of any other is ignored. */
+    private final Set<String> names = ConcurrentHashMap.newKeySet();
 
     private JCacheRateLimitStore(Builder b) {
         this.cache = b.cache;
@@ -161,6 +168,7 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
     /** Prepares the start of every cache key of the key's counts. */
     @Override
     public Object bind(CountKey key) {
+        names.add(key.name());
         return new Bound(key);
     }
 
@@ -224,6 +232,39 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
         return "jcache";
     }
 
+    /**
+     * {@code putIfAbsent} of the entry {@value CacheKeys#KEY_SECRET_FINGERPRINT} in the cache of counts (no count's key),
+     * then the value kept; an instance that finds its own writes it again, so that the cache's expiry (after the last
+     * write) keeps it while instances start. Removing the entry lets the next instance to start leave its own.
+     */
+    @Override
+    public CompletionStage<String> keySecretFingerprint(String fingerprint) {
+        return submit(() -> {
+            byte[] mine = fingerprint.getBytes(StandardCharsets.UTF_8);
+            String key = CacheKeys.KEY_SECRET_FINGERPRINT;
+            if (cache.putIfAbsent(key, mine)) {
+                return fingerprint;
+            }
+            byte[] kept = cache.get(key);
+            if (kept == null) {
+                cache.putIfAbsent(key, mine); // expired meanwhile
+                return fingerprint;
+            }
+            if (Arrays.equals(kept, mine)) {
+                cache.replace(key, kept, mine); // written again: kept as long again
+            }
+            return new String(kept, StandardCharsets.UTF_8);
+        });
+    }
+
+    /**
+     * How many announcements were ignored since the store was built: not the key of a count of a limit bound here
+     * (garbage, another application's, forged), or longer than any key; 0 where the store does not announce.
+     */
+    public long malformedAnnouncements() {
+        return announcements == null ? 0 : announcements.malformed();
+    }
+
     /** The mode calls run in now: {@link Mode#PROCESSOR} or {@link Mode#COMPARE_AND_SET}. */
     public Mode mode() {
         return calls.processor() ? Mode.PROCESSOR : Mode.COMPARE_AND_SET;
@@ -246,7 +287,7 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
             return false;
         }
         try {
-            announcements.listen(listener);
+            announcements.listen(listener, names);
             return true;
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "ratelimit: cannot listen to the announcements of cache " + announcements.cacheName()
