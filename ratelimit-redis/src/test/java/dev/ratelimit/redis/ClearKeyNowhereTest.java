@@ -10,6 +10,7 @@ import dev.ratelimit.core.declaration.KeyParameter;
 import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.core.declaration.LimitResolver;
 import dev.ratelimit.core.declaration.MethodDeclarations;
+import dev.ratelimit.core.declaration.ResolvedLimits;
 import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
@@ -187,7 +188,7 @@ class ClearKeyNowhereTest {
     }
 
     /** A log-in's limits on its {@code @RateLimitKey String username}: failures per account, and a shadow limit. */
-    private static dev.ratelimit.core.declaration.ResolvedLimits login() {
+    private static ResolvedLimits login() {
         LimitDeclaration account = LimitDeclaration.builder(DeclaredOn.METHOD, "the test").name("login-account")
                 .permitLimit(3).windowSeconds(3600).per(RateLimitPer.ARGUMENT).failuresOnly(true).build();
         LimitDeclaration shadow = LimitDeclaration.builder(DeclaredOn.METHOD, "the test").name("login-account-shadow")
