@@ -17,10 +17,8 @@ import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -110,8 +108,6 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
     private final Announcements announcements;
     private final GridCalls calls;
     private final CountDecisions decisions;
-    /** The names of the limits bound: an announcement of any other is ignored. */
-    private final Set<String> names = ConcurrentHashMap.newKeySet();
 
     private JCacheRateLimitStore(Builder b) {
         this.cache = b.cache;
@@ -168,7 +164,6 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
     /** Prepares the start of every cache key of the key's counts. */
     @Override
     public Object bind(CountKey key) {
-        names.add(key.name());
         return new Bound(key);
     }
 
@@ -258,8 +253,8 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
     }
 
     /**
-     * How many announcements were ignored since the store was built: not the key of a count of a limit bound here
-     * (garbage, another application's, forged), or longer than any key; 0 where the store does not announce.
+     * How many announcements were ignored since the store was built: not the key of a count (garbage, forged, another
+     * application's text), or longer than any key; 0 where the store does not announce.
      */
     public long malformedAnnouncements() {
         return announcements == null ? 0 : announcements.malformed();
@@ -287,7 +282,7 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
             return false;
         }
         try {
-            announcements.listen(listener, names);
+            announcements.listen(listener);
             return true;
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "ratelimit: cannot listen to the announcements of cache " + announcements.cacheName()

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Entries in the cache of announcements that no store of the library wrote, put there directly on a real Hazelcast
  * grid of two members, each with an application instance (an engine on a store and cache manager of its own):
- * malformed ones (no count's key, a limit no instance declares, a plan that is no name, 360 KB) are counted and
+ * malformed ones (no count's key, a name or a plan that is no limit name, 360 KB) are counted and
  * ignored, one warning per instance without the key's text, nothing thrown; a well-formed announcement after them
  * still ends a remembered refusal; a forged well-formed one does no harm beyond ending a remembered refusal early: the
  * grid still refuses.
@@ -97,7 +97,7 @@ class MalformedAnnouncementsTest {
         Cache<String, byte[]> announcements = a.announcements();
         List<String> garbage = List.of(
                 MARKER,
-                "undeclared-limit|" + MARKER,
+                "no limit name!|" + MARKER,
                 "default/|" + MARKER,
                 "~" + MARKER + "|x",
                 "default|" + MARKER.repeat(20_000));
@@ -134,6 +134,8 @@ class MalformedAnnouncementsTest {
         Instance b = instance(1);
         refuseAndRemember(b, "victim");
 
+        // a count of a limit this instance does not declare (another version's): nothing remembered, nothing to do
+        b.announcements().put("undeclared-limit|victim", new byte[] {1});
         // what a give-back would announce, with no give-back: the count never gained a permit
         b.announcements().put("default|victim", new byte[] {1});
 

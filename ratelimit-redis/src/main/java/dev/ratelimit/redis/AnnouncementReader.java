@@ -1,24 +1,25 @@
 package dev.ratelimit.redis;
 
+import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore.CountListener;
 import dev.ratelimit.redis.transport.CountKeys;
 import java.lang.System.Logger.Level;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * What the store does with each message on its channel of announcements: the key of a count of a limit this instance
- * bound names that count to the engine; anything else (no count's key, a limit this instance does not know, garbage
- * bytes, a message longer than any key) is counted ({@link RedisRateLimitStore#malformedAnnouncements()}) and ignored,
+ * What the store does with each message on its channel of announcements: the key of a count names that count to the
+ * engine (a limit this instance does not declare, of another version of the application, finds nothing remembered
+ * there); anything else (no count's key, a name or plan that is no limit name, garbage bytes, a message longer than
+ * any key) is counted ({@link RedisRateLimitStore#malformedAnnouncements()}) and ignored,
  * logged the first time and then at most once a minute, never thrown: an exception would reach the Redis client,
  * which logs a stack trace per message on every instance. Whoever can publish on the channel can make an instance
  * forget a refusal it remembered (its next request asks Redis, which still counts), nothing more: docs/stores.md,
  * "What each request costs, and what is remembered locally".
  *
- * <p>Thread-safe: the names are a concurrent set the store fills as it binds; the count and the instant of the next
- * warning are atomics, and the warning is written by whoever moves that instant.
+ * <p>Thread-safe: the count and the instant of the next warning are atomics, and the warning is written by whoever
+ * moves that instant.
  */
 final class AnnouncementReader implements Consumer<String> {
 
@@ -30,19 +31,14 @@ final class AnnouncementReader implements Consumer<String> {
     private final String prefix;
     private final String channel;
     private final CountListener listener;
-    private final Set<String> names;
     private final AtomicLong malformed;
     private final AtomicLong nextWarning = new AtomicLong(System.nanoTime());
 
-    /**
-     * @param names     the names of the limits this instance bound ({@link RedisRateLimitStore#bind}), as they grow
-     * @param malformed the store's count of messages ignored
-     */
-    AnnouncementReader(String prefix, String channel, CountListener listener, Set<String> names, AtomicLong malformed) {
+    /** @param malformed the store's count of messages ignored */
+    AnnouncementReader(String prefix, String channel, CountListener listener, AtomicLong malformed) {
         this.prefix = prefix;
         this.channel = channel;
         this.listener = listener;
-        this.names = names;
         this.malformed = malformed;
     }
 
@@ -60,8 +56,9 @@ final class AnnouncementReader implements Consumer<String> {
             }
             if (count == null) {
                 problem = "not the key of a count";
-            } else if (!names.contains(count[1])) {
-                problem = "the key of a count of a limit this instance does not declare";
+            } else if (!RateLimitPolicy.NAME.matcher(count[1]).matches()
+                    || count[2] != null && !RateLimitPolicy.NAME.matcher(count[2]).matches()) {
+                problem = "a limit's name or plan that is no name";
             } else {
                 try {
                     listener.gained(count[1], count[2], count[0]);

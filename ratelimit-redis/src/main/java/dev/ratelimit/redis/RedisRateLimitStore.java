@@ -17,10 +17,8 @@ import dev.ratelimit.redis.transport.CountKeys;
 import dev.ratelimit.redis.transport.RedisTransport;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -100,8 +98,6 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
     private final int mostMoves;
     /** The channel of announcements, once an engine listens; empty: nothing flagged, nothing published. */
     private volatile byte[] channel = CountsCall.EMPTY;
-    /** The names of the limits bound: an announcement of any other is ignored. */
-    private final Set<String> names = ConcurrentHashMap.newKeySet();
     /** Messages on the channel of announcements that named no count of a limit bound here. */
     private final AtomicLong malformedAnnouncements = new AtomicLong();
 
@@ -140,7 +136,6 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
     /** Prepares the key's part of every count key, and the script's code for its algorithm. */
     @Override
     public Object bind(CountKey key) {
-        names.add(key.name());
         return new Bound(key);
     }
 
@@ -245,14 +240,14 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
      * Subscribes to the channel of announcements ({@code <key-prefix>announcements}) on a connection of its own, and
      * from now on has the script flag refusing counts and announce their give-backs and restarts there. The listener
      * hears {@code anyMayHaveGained} each time the subscription is in place (the first time, and after a
-     * reconnection). A message that is not the key of a count of a limit bound here is counted
+     * reconnection). A message that is not the key of a count (a limit's name and plan) is counted
      * ({@link #malformedAnnouncements()}) and ignored, logged at most once a minute.
      */
     @Override
     public boolean announceTo(CountListener listener) {
         String name = keys.prefix() + ANNOUNCEMENTS;
         boolean subscribing = transport.subscribe(name,
-                new AnnouncementReader(keys.prefix(), name, listener, names, malformedAnnouncements),
+                new AnnouncementReader(keys.prefix(), name, listener, malformedAnnouncements),
                 listener::anyMayHaveGained);
         if (subscribing) {
             channel = name.getBytes(StandardCharsets.UTF_8);
@@ -262,7 +257,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
     /**
      * How many messages on the channel of announcements were ignored since the store was built: not the key of a count
-     * of a limit bound here (garbage, another application's, forged), or longer than any key.
+     * (garbage, forged, another application's text), or longer than any key.
      */
     public long malformedAnnouncements() {
         return malformedAnnouncements.get();

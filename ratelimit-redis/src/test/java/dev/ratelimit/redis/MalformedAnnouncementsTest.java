@@ -41,10 +41,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Messages on the channel of announcements that no store of the library wrote, PUBLISHed with a raw connection on a
  * real Redis to two instances (two engines, each on a store and Lettuce client of its own): malformed ones (no count's
- * key, a hex partition that is not hex, a limit no instance declares, bytes that are not UTF-8, 360 KB) are counted and
- * ignored, one warning per instance without the message's text, no exception logged by Lettuce or the library; a
- * well-formed announcement after them still ends a remembered refusal; a forged well-formed one does no harm beyond
- * ending a remembered refusal early: Redis still refuses.
+ * key, a hex partition that is not hex, a name or plan that is no limit name, bytes that are not UTF-8, 360 KB) are
+ * counted and ignored, one warning per instance without the message's text, no exception logged by Lettuce or the
+ * library; a well-formed announcement after them still ends a remembered refusal; a forged well-formed one does no harm
+ * beyond ending a remembered refusal early: Redis still refuses; one of a limit no instance declares changes nothing.
  */
 class MalformedAnnouncementsTest {
 
@@ -97,7 +97,8 @@ class MalformedAnnouncementsTest {
                 utf8(MARKER),
                 utf8(prefix + "{x" + MARKER + "}default"), // not hex: the parser used to throw
                 utf8(prefix + "{xzzzz}default"),
-                utf8(prefix + CountKeys.tag(MARKER) + "undeclared-limit"),
+                utf8(prefix + CountKeys.tag(MARKER) + "no limit name!"),
+                utf8(prefix + CountKeys.tag(MARKER) + "default/"),
                 utf8(prefix + "{99:" + MARKER + "}default"),
                 new byte[] {(byte) 0xff, (byte) 0xfe, (byte) 0xc3, 0x28, (byte) 0xa0, (byte) 0xa1, 0x00, 0x7b},
                 utf8(prefix + "{" + MARKER.repeat(20_000) + "}default"));
@@ -134,9 +135,11 @@ class MalformedAnnouncementsTest {
         Instance b = instance();
         refuseAndRemember(b, "victim");
 
+        // a count of a limit this instance does not declare (another version's): nothing remembered, nothing to do
+        byte[] channel = (prefix + RedisRateLimitStore.ANNOUNCEMENTS).getBytes(StandardCharsets.UTF_8);
+        publish(channel, utf8(prefix + CountKeys.tag("victim") + "undeclared-limit"));
         // what a give-back would announce, with no give-back: the count never gained a permit
-        publish((prefix + RedisRateLimitStore.ANNOUNCEMENTS).getBytes(StandardCharsets.UTF_8),
-                utf8(prefix + CountKeys.tag("victim") + "default"));
+        publish(channel, utf8(prefix + CountKeys.tag("victim") + "default"));
 
         awaitUntil("the remembered refusal forgotten: Redis is asked again", () -> {
             CommandStats before = stats();

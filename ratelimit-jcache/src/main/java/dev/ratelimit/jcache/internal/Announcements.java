@@ -7,7 +7,6 @@ import java.lang.System.Logger.Level;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.time.Duration;
@@ -107,16 +106,15 @@ public final class Announcements implements AutoCloseable {
 
     /**
      * From now on tells {@code listener} of every announcement, and that anything may have gained whenever one may
-     * have been lost; tells it so once now, when its listener is in place. An entry whose key is not that of a count of
-     * a limit in {@code names} (garbage, another application's, forged), or longer than any key, is counted
-     * ({@link #malformed()}) and ignored, logged at most once a minute, never thrown: whoever can write to the cache of
-     * announcements can make an instance forget a refusal it remembered, nothing more.
-     *
-     * @param names the names of the limits the store bound, as they grow
+     * have been lost; tells it so once now, when its listener is in place. An entry whose key is not that of a count
+     * (garbage, forged, another application's text), or longer than any key, is counted ({@link #malformed()}) and
+     * ignored, logged at most once a minute, never thrown: whoever can write to the cache of announcements can make an
+     * instance forget a refusal it remembered, nothing more. (A count of a limit this instance does not declare, of
+     * another version of the application, finds nothing remembered.)
      */
-    public synchronized void listen(CountListener listener, Set<String> names) {
+    public synchronized void listen(CountListener listener) {
         CacheEntryListenerConfiguration<String, byte[]> configuration = new MutableCacheEntryListenerConfiguration<>(
-                new LocalFactory(new Heard(listener, names, this)), null, false, false);
+                new LocalFactory(new Heard(listener, this)), null, false, false);
         HazelcastHooks.registerLocally(registration, channel, configuration);
         listening.add(configuration);
         try {
@@ -131,7 +129,7 @@ public final class Announcements implements AutoCloseable {
         listener.anyMayHaveGained();
     }
 
-    /** How many announcements were ignored since the store was built: no count of a limit it bound. */
+    /** How many announcements were ignored since the store was built: no count's key. */
     public long malformed() {
         return malformed.get();
     }
@@ -170,8 +168,8 @@ public final class Announcements implements AutoCloseable {
         listening.clear();
     }
 
-    /** What one listener hears: each written key that is a count's, of a limit bound here, names the count to the engine. */
-    private record Heard(CountListener listener, Set<String> names, Announcements announcements)
+    /** What one listener hears: each written key that is a count's names the count to the engine. */
+    private record Heard(CountListener listener, Announcements announcements)
             implements CacheEntryCreatedListener<String, byte[]>, CacheEntryUpdatedListener<String, byte[]> {
 
         @Override
@@ -199,8 +197,6 @@ public final class Announcements implements AutoCloseable {
                     }
                     if (count == null) {
                         problem = "not the key of a count";
-                    } else if (!names.contains(count[0])) {
-                        problem = "the key of a count of a limit this instance does not declare";
                     } else {
                         try {
                             listener.gained(count[0], count[1], count[2]);
