@@ -98,7 +98,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
     private final int mostMoves;
     /** The channel of announcements, once an engine listens; empty: nothing flagged, nothing published. */
     private volatile byte[] channel = CountsCall.EMPTY;
-    /** Messages on the channel of announcements that named no count of a limit bound here. */
+    /** Messages on the channel of announcements that were no count's key: ignored. */
     private final AtomicLong malformedAnnouncements = new AtomicLong();
 
     private RedisRateLimitStore(Builder b) {

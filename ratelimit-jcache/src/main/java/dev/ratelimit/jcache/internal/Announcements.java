@@ -49,6 +49,7 @@ public final class Announcements implements AutoCloseable {
     /** Makes each announcement's value new, so that every provider reports it as a write. */
     private final AtomicLong stamp = new AtomicLong();
     private final AtomicLong nextWarning = new AtomicLong(System.nanoTime());
+    /** Entries of the cache of announcements that were no count's key: ignored. */
     private final AtomicLong malformed = new AtomicLong();
     private final AtomicLong nextMalformedWarning = new AtomicLong(System.nanoTime());
     /** Guarded by {@code this}. */
