@@ -2,6 +2,7 @@ package dev.ratelimit.core;
 
 import dev.ratelimit.core.metrics.RateLimitMetrics;
 import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
 
@@ -120,6 +121,22 @@ public interface RateLimitStore {
      * ({@link RateLimitMetrics#counts}, the {@code ratelimit.counts} gauge). Default: nothing to report.
      */
     default void register(RateLimitMetrics metrics) {
+    }
+
+    /**
+     * Keeps the fingerprint of {@code ratelimit.key-secret} for every instance that shares this store: stores
+     * {@code fingerprint} unless the store holds one already (no expiry where the store can keep it without one), and
+     * completes with the one it holds then. The engine calls it once, when it is built with the secret set on a store
+     * other than the in-process one, and fails start-up when the answer is not its own fingerprint: instances that
+     * digest keys with different secrets would count one account apart (docs/login-protection.md, "One secret for
+     * every instance"). Never blocks.
+     *
+     * @param fingerprint at most 64 ASCII characters: an HMAC of a fixed text keyed by the secret, never the secret nor
+     *                    a plain hash of it
+     * @return the default keeps nothing and completes with {@code fingerprint}: a store one instance alone uses
+     */
+    default CompletionStage<String> keySecretFingerprint(String fingerprint) {
+        return CompletableFuture.completedFuture(fingerprint);
     }
 
     /**

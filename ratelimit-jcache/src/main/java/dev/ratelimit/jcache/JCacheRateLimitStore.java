@@ -10,9 +10,12 @@ import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.jcache.internal.Announcements;
+import dev.ratelimit.jcache.internal.CacheKeys;
 import dev.ratelimit.jcache.internal.CallThreads;
 import dev.ratelimit.jcache.internal.CountCall;
 import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -222,6 +225,39 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
     @Override
     public String storeName() {
         return "jcache";
+    }
+
+    /**
+     * {@code putIfAbsent} of the entry {@value CacheKeys#KEY_SECRET_FINGERPRINT} in the cache of counts (no count's key),
+     * then the value kept; an instance that finds its own writes it again, so that the cache's expiry (after the last
+     * write) keeps it while instances start. Removing the entry lets the next instance to start leave its own.
+     */
+    @Override
+    public CompletionStage<String> keySecretFingerprint(String fingerprint) {
+        return submit(() -> {
+            byte[] mine = fingerprint.getBytes(StandardCharsets.UTF_8);
+            String key = CacheKeys.KEY_SECRET_FINGERPRINT;
+            if (cache.putIfAbsent(key, mine)) {
+                return fingerprint;
+            }
+            byte[] kept = cache.get(key);
+            if (kept == null) {
+                cache.putIfAbsent(key, mine); // expired meanwhile
+                return fingerprint;
+            }
+            if (Arrays.equals(kept, mine)) {
+                cache.replace(key, kept, mine); // written again: kept as long again
+            }
+            return new String(kept, StandardCharsets.UTF_8);
+        });
+    }
+
+    /**
+     * How many announcements were ignored since the store was built: not the key of a count (garbage, forged, another
+     * application's text), or longer than any key; 0 where the store does not announce.
+     */
+    public long malformedAnnouncements() {
+        return announcements == null ? 0 : announcements.malformed();
     }
 
     /** The mode calls run in now: {@link Mode#PROCESSOR} or {@link Mode#COMPARE_AND_SET}. */

@@ -22,6 +22,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
@@ -77,6 +78,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
     /** The name of the channel of announcements, after the key prefix. */
     public static final String ANNOUNCEMENTS = "announcements";
+    /** The name of the key of {@code ratelimit.key-secret}'s fingerprint, after the key prefix. */
+    public static final String KEY_SECRET_FINGERPRINT = "key-secret-fingerprint";
     /** What {@link #now()} answers when Redis' clock counts. */
     static final long SERVER_CLOCK = Long.MIN_VALUE;
 
@@ -95,6 +98,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
     private final int mostMoves;
     /** The channel of announcements, once an engine listens; empty: nothing flagged, nothing published. */
     private volatile byte[] channel = CountsCall.EMPTY;
+    /** Messages on the channel of announcements that were no count's key: ignored. */
+    private final AtomicLong malformedAnnouncements = new AtomicLong();
 
     private RedisRateLimitStore(Builder b) {
         this.keys = new RedisKeys(b.keyPrefix);
@@ -235,21 +240,37 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
      * Subscribes to the channel of announcements ({@code <key-prefix>announcements}) on a connection of its own, and
      * from now on has the script flag refusing counts and announce their give-backs and restarts there. The listener
      * hears {@code anyMayHaveGained} each time the subscription is in place (the first time, and after a
-     * reconnection).
+     * reconnection). A message that is not the key of a count (a limit's name and plan) is counted
+     * ({@link #malformedAnnouncements()}) and ignored, logged at most once a minute.
      */
     @Override
     public boolean announceTo(CountListener listener) {
         String name = keys.prefix() + ANNOUNCEMENTS;
-        boolean subscribing = transport.subscribe(name, key -> {
-            String[] count = CountKeys.parse(keys.prefix(), key);
-            if (count != null) {
-                listener.gained(count[1], count[2], count[0]);
-            }
-        }, listener::anyMayHaveGained);
+        boolean subscribing = transport.subscribe(name,
+                new AnnouncementReader(keys.prefix(), name, listener, malformedAnnouncements),
+                listener::anyMayHaveGained);
         if (subscribing) {
             channel = name.getBytes(StandardCharsets.UTF_8);
         }
         return subscribing;
+    }
+
+    /**
+     * How many messages on the channel of announcements were ignored since the store was built: not the key of a count
+     * (garbage, forged, another application's text), or longer than any key.
+     */
+    public long malformedAnnouncements() {
+        return malformedAnnouncements.get();
+    }
+
+    /**
+     * {@code SET <key-prefix>key-secret-fingerprint <fingerprint> NX} (no expiry), then the value kept: the first
+     * instance to start leaves its fingerprint, every later one compares. The key is outside every count's hash tag
+     * and no count's key; removing it (or flushing Redis) lets the next instance to start leave its own.
+     */
+    @Override
+    public CompletionStage<String> keySecretFingerprint(String fingerprint) {
+        return transport.setIfAbsent(keys.prefix() + KEY_SECRET_FINGERPRINT, fingerprint);
     }
 
     /** True unless Redis answered (an error, or a reply its script never gives): an I/O failure, no connection, no answer in time. */

@@ -79,6 +79,9 @@ public final class RateLimitEngine {
                 ? b.store.storeName() : null;
         this.binder = new LimitBinder(this, settings, store, b.metrics, b.clock, b.refreshing, b.planResolver,
                 sharedWithoutSecret);
+        if (settings.enabled() && settings.keySecret() != null && !(b.store instanceof InProcessRateLimitStore)) {
+            KeySecretFingerprint.check(b.store, settings.keySecret()); // instances sharing a store digest alike
+        }
         if (settings.enabled() && b.metrics.isEnabled()) {
             b.store.register(b.metrics);
         }

@@ -39,6 +39,8 @@ public final class Announcements implements AutoCloseable {
 
     /** How long an announcement stays in its cache: only its write matters; a minute bounds what the cache holds. */
     static final long KEPT_SECONDS = 60;
+    /** Longer than any count's key can be. */
+    static final int LONGEST = 65_536;
     private static final long WARN_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
     private static final System.Logger LOG = System.getLogger("dev.ratelimit.jcache");
 
@@ -47,6 +49,9 @@ public final class Announcements implements AutoCloseable {
     /** Makes each announcement's value new, so that every provider reports it as a write. */
     private final AtomicLong stamp = new AtomicLong();
     private final AtomicLong nextWarning = new AtomicLong(System.nanoTime());
+    /** Entries of the cache of announcements that were no count's key: ignored. */
+    private final AtomicLong malformed = new AtomicLong();
+    private final AtomicLong nextMalformedWarning = new AtomicLong(System.nanoTime());
     /** Guarded by {@code this}. */
     private final List<CacheEntryListenerConfiguration<String, byte[]>> listening = new ArrayList<>();
     /** Guarded by {@code this}. */
@@ -102,11 +107,15 @@ public final class Announcements implements AutoCloseable {
 
     /**
      * From now on tells {@code listener} of every announcement, and that anything may have gained whenever one may
-     * have been lost; tells it so once now, when its listener is in place.
+     * have been lost; tells it so once now, when its listener is in place. An entry whose key is not that of a count
+     * (garbage, forged, another application's text), or longer than any key, is counted ({@link #malformed()}) and
+     * ignored, logged at most once a minute, never thrown: whoever can write to the cache of announcements can make an
+     * instance forget a refusal it remembered, nothing more. (A count of a limit this instance does not declare, of
+     * another version of the application, finds nothing remembered.)
      */
     public synchronized void listen(CountListener listener) {
         CacheEntryListenerConfiguration<String, byte[]> configuration = new MutableCacheEntryListenerConfiguration<>(
-                new LocalFactory(new Heard(listener)), null, false, false);
+                new LocalFactory(new Heard(listener, this)), null, false, false);
         HazelcastHooks.registerLocally(registration, channel, configuration);
         listening.add(configuration);
         try {
@@ -119,6 +128,24 @@ public final class Announcements implements AutoCloseable {
                     + " come and go; an announcement lost meanwhile costs at most ratelimit.store.refusal-memory-millis", e);
         }
         listener.anyMayHaveGained();
+    }
+
+    /** How many announcements were ignored since the store was built: no count's key. */
+    public long malformed() {
+        return malformed.get();
+    }
+
+    /** Counts an announcement ignored; the first, then at most one a minute, is logged, without its text. */
+    void ignored(String problem, int length) {
+        long total = malformed.incrementAndGet();
+        long now = System.nanoTime();
+        long due = nextMalformedWarning.get();
+        if (now - due >= 0 && nextMalformedWarning.compareAndSet(due, now + WARN_EVERY_NANOS)) {
+            LOG.log(Level.WARNING, "ratelimit: ignored an entry with a key of " + length + " characters in the cache of "
+                    + "announcements " + channel.getName() + ": " + problem + " (" + total + " ignored so far; at most "
+                    + "one such line a minute). Another application or version on the same cache, or someone writing "
+                    + "there: the cache must be as protected as the grid itself");
+        }
     }
 
     /** Stops every listener of this instance. */
@@ -143,7 +170,7 @@ public final class Announcements implements AutoCloseable {
     }
 
     /** What one listener hears: each written key that is a count's names the count to the engine. */
-    private record Heard(CountListener listener)
+    private record Heard(CountListener listener, Announcements announcements)
             implements CacheEntryCreatedListener<String, byte[]>, CacheEntryUpdatedListener<String, byte[]> {
 
         @Override
@@ -158,10 +185,29 @@ public final class Announcements implements AutoCloseable {
 
         private void tell(Iterable<CacheEntryEvent<? extends String, ? extends byte[]>> events) {
             for (CacheEntryEvent<? extends String, ? extends byte[]> event : events) {
-                String[] count = CacheKeys.parse(event.getKey());
-                if (count != null) {
-                    listener.gained(count[0], count[1], count[2]);
+                String key = event.getKey();
+                String problem;
+                if (key == null || key.length() > LONGEST) {
+                    problem = "longer than any count's key";
+                } else {
+                    String[] count;
+                    try {
+                        count = CacheKeys.parse(key);
+                    } catch (RuntimeException e) {
+                        count = null;
+                    }
+                    if (count == null) {
+                        problem = "not the key of a count";
+                    } else {
+                        try {
+                            listener.gained(count[0], count[1], count[2]);
+                            continue;
+                        } catch (RuntimeException e) {
+                            problem = "the engine could not take it (" + e.getClass().getName() + ")";
+                        }
+                    }
                 }
+                announcements.ignored(problem, key == null ? 0 : key.length());
             }
         }
     }

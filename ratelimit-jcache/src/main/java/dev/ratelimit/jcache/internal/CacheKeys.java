@@ -13,6 +13,12 @@ import dev.ratelimit.core.RateLimitPolicy;
  */
 public final class CacheKeys {
 
+    /**
+     * The key of the fingerprint of {@code ratelimit.key-secret}, beside the counts: no count's (its name part is not a
+     * limit name).
+     */
+    public static final String KEY_SECRET_FINGERPRINT = "~key-secret-fingerprint|";
+
     private CacheKeys() {
     }
 

@@ -9,11 +9,14 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisStringAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -314,6 +317,20 @@ public final class LettuceTransport implements RedisTransport {
         }).whenComplete((done, failure) -> {
             live = connection;
             connected.complete(connection);
+        });
+    }
+
+    /** {@code SET key value NX} then {@code GET key}, one after the other on the connection of calls. */
+    @Override
+    public CompletionStage<String> setIfAbsent(String key, String value) {
+        return connected().thenCompose(connected -> {
+            StatefulConnection<String, String> connection = live;
+            RedisStringAsyncCommands<String, String> commands = connection instanceof StatefulRedisClusterConnection<String, String> c
+                    ? c.async() : ((StatefulRedisConnection<String, String>) connection).async();
+            RedisFuture<String> set = commands.set(key, value, SetArgs.Builder.nx());
+            RedisFuture<String> get = commands.get(key);
+            connection.flushCommands();
+            return set.thenCompose(done -> get);
         });
     }
 

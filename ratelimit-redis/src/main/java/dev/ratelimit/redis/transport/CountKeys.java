@@ -39,6 +39,20 @@ public final class CountKeys {
         return key;
     }
 
+    /** The char of the four lower-case hex digits at {@code key[at ..]}, as {@link #tag} writes them; -1 when they are not. */
+    private static int hex(String key, int at) {
+        int c = 0;
+        for (int i = at; i < at + 4; i++) {
+            char h = key.charAt(i);
+            int digit = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 : -1;
+            if (digit < 0) {
+                return -1;
+            }
+            c = c << 4 | digit;
+        }
+        return c;
+    }
+
     /** UTF-8 length of {@code s}; -1 when it holds a lone surrogate. */
     public static int utf8Length(String s) {
         int bytes = 0;
@@ -87,7 +101,11 @@ public final class CountKeys {
             }
             StringBuilder text = new StringBuilder((end - at - 1) / 4);
             for (int i = at + 1; i < end; i += 4) {
-                text.append((char) Integer.parseInt(key, i, i + 4, 16));
+                int c = hex(key, i);
+                if (c < 0) {
+                    return null;
+                }
+                text.append((char) c);
             }
             partition = text.toString();
         } else {

@@ -1,5 +1,6 @@
 package dev.ratelimit.redis.transport;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
 
@@ -32,6 +33,19 @@ public interface RedisTransport extends AutoCloseable {
      * @return false when this transport cannot subscribe (then nothing is ever called)
      */
     boolean subscribe(String channel, Consumer<String> message, Runnable subscribed);
+
+    /**
+     * Sets {@code key} to {@code value} unless it exists, with no expiry, and completes with the value it holds then
+     * ({@code value} when it was set): the fingerprint of {@code ratelimit.key-secret}, once, at start-up. A key of its
+     * own, outside every count's hash tag.
+     *
+     * @return by default fails with {@link UnsupportedOperationException}: the transport keeps no fingerprint, and
+     *         whether instances share one secret is not checked
+     */
+    default CompletionStage<String> setIfAbsent(String key, String value) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                getClass().getName() + " cannot set a key"));
+    }
 
     /**
      * True when {@code failure}, which a call failed with, means that Redis could not be reached (no connection, an

@@ -1,0 +1,104 @@
+package dev.ratelimit.redis.cdi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ratelimit.RateLimit;
+import dev.ratelimit.RateLimitKey;
+import dev.ratelimit.cdi.RateLimitRuntime;
+import dev.ratelimit.core.RateLimitPer;
+import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.config.RateLimitSettings;
+import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.redis.testing.RedisServerExtension;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
+import org.jboss.weld.environment.se.Weld;
+import org.jboss.weld.environment.se.WeldContainer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * {@code ratelimit.key-secret} at start-up of an application on the Redis store that its producer makes (Weld SE,
+ * SmallRye Config, a real Redis), with a {@code per = ARGUMENT} limit on a bean: without the secret the deployment
+ * fails naming the key; two instances one after the other with the same secret start; one with another secret fails
+ * naming the key, and neither value is in the failure.
+ */
+class KeySecretOnStartUpTest {
+
+    @RegisterExtension
+    static final RedisServerExtension REDIS = new RedisServerExtension();
+
+    private static final List<String> KEYS = List.of(RedisSettings.URI, RedisSettings.KEY_PREFIX,
+            RateLimitSettings.KEY_SECRET);
+
+    /** A log-in as the docs show it: failures per account. */
+    @ApplicationScoped
+    public static class Accounts {
+
+        @RateLimit(name = "login-account", permitLimit = 10, windowSeconds = 3600, per = RateLimitPer.ARGUMENT,
+                failuresOnly = true)
+        public String login(@RateLimitKey String username) {
+            return username;
+        }
+    }
+
+    @AfterEach
+    void forget() {
+        KEYS.forEach(System::clearProperty);
+        ConfigProviderResolver.instance().releaseConfig(ConfigProvider.getConfig(getClass().getClassLoader()));
+    }
+
+    @Test
+    void withoutTheSecretAPerArgumentLimitOnTheRedisStoreFailsStartUpNamingTheKey() {
+        configure(Map.of(RedisSettings.URI, REDIS.uri(), RedisSettings.KEY_PREFIX, prefix()));
+
+        assertThatThrownBy(() -> new Weld().addBeanClass(Accounts.class).initialize().close())
+                .hasStackTraceContaining("ratelimit.key-secret is required")
+                .hasStackTraceContaining("\"login-account\"");
+    }
+
+    @Test
+    void aSecondInstanceWithAnotherSecretFailsStartUpNamingTheKeyAndNeitherValue() {
+        String prefix = prefix();
+        configure(Map.of(RedisSettings.URI, REDIS.uri(), RedisSettings.KEY_PREFIX, prefix,
+                RateLimitSettings.KEY_SECRET, "the-fleet-secret-0123456789"));
+        try (WeldContainer first = new Weld().addBeanClass(Accounts.class).initialize()) {
+            assertThat(first.select(RateLimitStore.class).get()).as("the producer's store").isInstanceOf(RedisRateLimitStore.class);
+            assertThat(first.select(RateLimitRuntime.class).get().engine().enabled()).isTrue();
+        }
+        forget();
+        configure(Map.of(RedisSettings.URI, REDIS.uri(), RedisSettings.KEY_PREFIX, prefix,
+                RateLimitSettings.KEY_SECRET, "the-fleet-secret-0123456789"));
+        try (WeldContainer second = new Weld().addBeanClass(Accounts.class).initialize()) {
+            assertThat(second.select(RateLimitRuntime.class).get().engine().enabled()).as("the same secret").isTrue();
+        }
+        forget();
+        configure(Map.of(RedisSettings.URI, REDIS.uri(), RedisSettings.KEY_PREFIX, prefix,
+                RateLimitSettings.KEY_SECRET, "a-mistyped-secret-0123456789"));
+
+        assertThatThrownBy(() -> new Weld().addBeanClass(Accounts.class).initialize().close())
+                .hasStackTraceContaining("ratelimit.key-secret differs")
+                .satisfies(e -> assertThat(stackTrace(e)).doesNotContain("the-fleet-secret-0123456789")
+                        .doesNotContain("a-mistyped-secret-0123456789"));
+    }
+
+    private static String prefix() {
+        return "startup-" + UUID.randomUUID() + ":";
+    }
+
+    private static String stackTrace(Throwable e) {
+        java.io.StringWriter out = new java.io.StringWriter();
+        e.printStackTrace(new java.io.PrintWriter(out));
+        return out.toString();
+    }
+
+    private static void configure(Map<String, String> settings) {
+        settings.forEach(System::setProperty);
+    }
+}
