@@ -97,7 +97,9 @@ public final class KeyCatalogue {
                     "The secret that keys the digests (HMAC-SHA-256) of the values that limits `per = ARGUMENT` count "
                             + "by (an account, a phone number), which are never kept in clear. Required when such a "
                             + "limit exists and the store is any other than the in-process one (Redis, JCache): the "
-                            + "same on every instance. Never shown in messages."),
+                            + "same on every instance: each leaves a fingerprint of it in the shared store (an HMAC of a "
+                            + "fixed text, never the secret), and one whose fingerprint differs fails start-up naming "
+                            + "this key. Never shown in messages."),
 
             new Key("ratelimit.global.permit-limit", Section.GLOBAL, "integer >= 1", null, null, true, CORE,
                     "When set, a limit named `ratelimit.global.name` covers every resource method, in addition to its "

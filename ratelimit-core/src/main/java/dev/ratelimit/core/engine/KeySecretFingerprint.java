@@ -21,7 +21,7 @@ import javax.crypto.spec.SecretKeySpec;
  * holds (so no argument's digest is ever the same MAC), base64url: it reveals neither the secret nor a plain hash of
  * it, and no digest of an argument can be told from it.
  */
-final class KeySecretFingerprint {
+public final class KeySecretFingerprint {
 
     private static final System.Logger LOG = System.getLogger("dev.ratelimit");
     /** What the fingerprint is a MAC of: {@code 0xFF}, never in UTF-8, then a name. */
@@ -51,12 +51,14 @@ final class KeySecretFingerprint {
     }
 
     /**
-     * Leaves the fingerprint of {@code secret} in {@code store} and compares it with the one kept there.
+     * Leaves the fingerprint of {@code secret} in {@code store} and compares it with the one kept there. The engine
+     * calls it when it binds the limits; a store whose connection starts later (the Quarkus Redis client, on Vert.x)
+     * answers then that it cannot keep one yet, and its producer calls this again once it can.
      *
      * @throws InvalidRateLimitException naming {@code ratelimit.key-secret} (not its value) when the store keeps
      *                                   another instance's fingerprint
      */
-    static void check(RateLimitStore store, String secret) {
+    public static void check(RateLimitStore store, String secret) {
         String mine = of(secret);
         String kept;
         try {
@@ -67,8 +69,8 @@ final class KeySecretFingerprint {
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
             Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
             if (cause instanceof UnsupportedOperationException) {
-                LOG.log(Level.INFO, "ratelimit: the store " + store.storeName() + " cannot keep the fingerprint of "
-                        + "ratelimit.key-secret: that every instance has the same secret is not checked");
+                LOG.log(Level.INFO, "ratelimit: the store " + store.storeName() + " keeps no fingerprint of "
+                        + "ratelimit.key-secret now: " + cause.getMessage());
                 return;
             }
             LOG.log(Level.WARNING, "ratelimit: could not compare ratelimit.key-secret with the fingerprint kept in the "

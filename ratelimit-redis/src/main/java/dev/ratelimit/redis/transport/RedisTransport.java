@@ -44,7 +44,7 @@ public interface RedisTransport extends AutoCloseable {
      */
     default CompletionStage<String> setIfAbsent(String key, String value) {
         return CompletableFuture.failedFuture(new UnsupportedOperationException(
-                getClass().getName() + " cannot set a key"));
+                getClass().getName() + " cannot set a key, so that every instance has the same secret is not checked"));
     }
 
     /**

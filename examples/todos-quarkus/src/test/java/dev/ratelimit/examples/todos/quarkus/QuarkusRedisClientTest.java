@@ -97,6 +97,16 @@ class QuarkusRedisClientTest {
     }
 
     @Test
+    void theFingerprintOfTheKeySecretIsKeptInRedisThroughTheQuarkusClient() {
+        FrozenRedis redis = new FrozenRedis(redisUri);
+        try (Resp client = redis.client()) {
+            String kept = client.string("GET", "ratelimit:key-secret-fingerprint");
+            assertThat(kept).as("the fingerprint the example's start-up left").startsWith("hmac-sha256:");
+            assertThat(kept).doesNotContain("example-only-not-a-secret");
+        }
+    }
+
+    @Test
     void anAdminResetLetsTheRememberedCallerInAtOnce() throws Exception {
         FrozenRedis redis = new FrozenRedis(redisUri);
         String key = "quarkus-reset-" + UUID.randomUUID();

@@ -88,6 +88,20 @@ final class DeferredTransport implements RedisTransport {
         return started.subscribe(channel, message, subscribed);
     }
 
+    /**
+     * Before the start, not yet: the engine binds the limits (and asks) before Vert.x exists, so the producer asks
+     * again at start-up ({@code QuarkusRedisStoreProducer.start}); after it, the started transport's answer.
+     */
+    @Override
+    public CompletionStage<String> setIfAbsent(String key, String value) {
+        RedisTransport transport = started;
+        if (transport == null) {
+            return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                    "compared once Quarkus has started the Redis client"));
+        }
+        return transport.setIfAbsent(key, value);
+    }
+
     @Override
     public boolean unreachable(Throwable failure) {
         RedisTransport transport = started;

@@ -2,6 +2,8 @@ package dev.ratelimit.quarkus.runtime.redis;
 
 import dev.ratelimit.cdi.RateLimitConfiguration;
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.config.RateLimitSettings;
+import dev.ratelimit.core.engine.KeySecretFingerprint;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStore;
 import dev.ratelimit.redis.cdi.RedisSettings;
@@ -61,6 +63,8 @@ public class QuarkusRedisStoreProducer {
     private DeferredTransport deferred;
     private Supplier<RedisTransport> transport;
     private RedisRateLimitStore made;
+    /** The secret whose fingerprint {@link #start} compares; null when none is set or the library is off. */
+    private String keySecret;
 
     @Produces
     @Singleton
@@ -90,10 +94,16 @@ public class QuarkusRedisStoreProducer {
             builder.nanoClock(configuration.manualClock());
         }
         made = builder.build();
+        RateLimitSettings settings = configuration.settings();
+        keySecret = settings.enabled() ? settings.keySecret() : null;
         return made;
     }
 
-    /** Vert.x is there: the store's transport starts, and start-up waits a few seconds for Redis. */
+    /**
+     * Vert.x is there: the store's transport starts, start-up waits a few seconds for Redis, and the fingerprint of
+     * {@code ratelimit.key-secret} that the engine could not leave before is compared now: another instance's secret
+     * fails start-up naming the key (docs/login-protection.md, "One secret for every instance").
+     */
     void start(@Observes StartupEvent event) {
         if (deferred == null) {
             return;
@@ -102,6 +112,9 @@ public class QuarkusRedisStoreProducer {
         if (!made.awaitConnection(START_UP_WAIT)) {
             LOG.infof("ratelimit: %s is not connected after %d s; it keeps connecting in the background", made,
                     START_UP_WAIT.toSeconds());
+        }
+        if (keySecret != null) {
+            KeySecretFingerprint.check(made, keySecret);
         }
     }
 

@@ -200,6 +200,22 @@ public final class VertxRedisTransport implements RedisTransport {
         }
     }
 
+    /** {@code SET key value NX} then {@code GET key}, one after the other on the connection of calls. */
+    @Override
+    public CompletionStage<String> setIfAbsent(String key, String value) {
+        CompletableFuture<String> kept = new CompletableFuture<>();
+        connection().compose(on -> on.send(Request.cmd(Command.SET).arg(key).arg(value).arg("NX"))
+                        .compose(set -> on.send(Request.cmd(Command.GET).arg(key))))
+                .onComplete(got -> {
+                    if (got.succeeded()) {
+                        kept.complete(got.result() == null ? null : got.result().toString());
+                    } else {
+                        kept.completeExceptionally(got.cause());
+                    }
+                });
+        return kept;
+    }
+
     @Override
     public CompletionStage<Void> connected() {
         CompletableFuture<Void> done = new CompletableFuture<>();
