@@ -36,7 +36,7 @@ class CountsAcrossInstancesTest {
 
     /** Instance {@code i} on member {@code i}, through a cache manager of its own; 30 s for the grid to answer. */
     private TwoInstances instances(JCacheRateLimitStore.Mode mode) {
-        return new TwoInstances(i -> GRID.closing(JCacheRateLimitStore.builder(TwoMembers.counts(GRID.newManager(i), cache))
-                .mode(mode).build()), Duration.ofSeconds(30));
+        return new TwoInstances(i -> GRID.closing(JCacheRateLimitStore.builder(
+                TwoMembers.counts(GRID.newManager(i), cache)).mode(mode).build()), Duration.ofSeconds(30));
     }
 }

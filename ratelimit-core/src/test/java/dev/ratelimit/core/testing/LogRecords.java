@@ -16,7 +16,8 @@ import java.util.logging.Logger;
  * the tests of every module. Each logger's level and console output are left as they were unless asked, and put back
  * when closed.
  *
- * <p>Use as {@code try (LogRecords logs = LogRecords.on("dev.ratelimit")) { ... }}, or as a field closed after each test.
+ * <p>Use as {@code try (LogRecords logs = LogRecords.on("dev.ratelimit")) { ... }}, or as a field closed after each
+ * test.
  */
 public final class LogRecords implements AutoCloseable {
 

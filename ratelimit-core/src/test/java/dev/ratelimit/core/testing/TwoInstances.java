@@ -49,8 +49,8 @@ public final class TwoInstances {
     }
 
     /**
-     * Give-backs racing acquires leave exactly what was admitted and not given back, and never admit more than the limit
-     * at once: 16 threads over both instances, each deciding {@code calls} requests and holding up to 3 permits, more
+     * Give-backs racing acquires leave exactly what was admitted and not given back, and never admit more than the
+     * limit at once: 16 threads over both instances, each deciding {@code calls} requests and holding up to 3 permits, more
      * than twice the limit asked for, so that acquires are refused while give-backs of both instances land.
      *
      * @param raceSeconds    how long the race may take
@@ -110,9 +110,9 @@ public final class TwoInstances {
 
     /** An instance's engine, refusals answered at home for as long as given. */
     private RateLimitEngine engine(RateLimitStore store, String refusalMemoryMillis) {
-        return RateLimitEngine.builder(RateLimitSettings.of(Map.of("ratelimit.store.timeout-millis",
-                Long.toString(timeout.toMillis()), "ratelimit.key-secret", SECRET, "ratelimit.store.refusal-memory-millis",
-                refusalMemoryMillis)), store).build();
+        return RateLimitEngine.builder(RateLimitSettings.of(Map.of(
+                "ratelimit.store.timeout-millis", Long.toString(timeout.toMillis()), "ratelimit.key-secret", SECRET,
+                "ratelimit.store.refusal-memory-millis", refusalMemoryMillis)), store).build();
     }
 
     /** {@code Login.login(String)}, a resource method whose first parameter is its {@code @RateLimitKey}. */
