@@ -16,14 +16,10 @@ import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.core.RateLimitStore.CountListener;
 import dev.ratelimit.core.testing.Await;
+import dev.ratelimit.core.testing.LogRecords;
 import dev.ratelimit.jcache.internal.CacheKeys;
-import dev.ratelimit.jcache.testing.HazelcastMembers;
 import java.lang.reflect.Proxy;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -31,18 +27,13 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import javax.cache.Cache;
 import javax.cache.CacheException;
-import javax.cache.CacheManager;
 import javax.cache.processor.EntryProcessorException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -58,28 +49,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 class AnnouncementsTest {
 
     private static final String CACHE = "announced";
-    /** Held, so that the logger (which JUL keeps weakly) keeps its handler. */
-    private static final Logger LIBRARY = Logger.getLogger("dev.ratelimit.jcache");
-    private static HazelcastMembers cluster;
 
-    private final Map<Integer, CacheManager> managers = new HashMap<>();
-    private final List<JCacheRateLimitStore> stores = new ArrayList<>();
-
-    @BeforeAll
-    static void start() {
-        cluster = HazelcastMembers.start(2);
-    }
-
-    @AfterAll
-    static void stop() {
-        cluster.close();
-    }
-
-    @AfterEach
-    void close() {
-        stores.forEach(JCacheRateLimitStore::close);
-        managers.values().forEach(CacheManager::close);
-    }
+    @RegisterExtension
+    static final TwoMembers GRID = new TwoMembers();
 
     @ParameterizedTest
     @EnumSource(value = JCacheRateLimitStore.Mode.class, names = {"PROCESSOR", "COMPARE_AND_SET"})
@@ -124,7 +96,8 @@ class AnnouncementsTest {
     void aCountThatNeverRefusedAnnouncesNothingAndOneThatRefusedIsAnnouncedOncePerRefusal() throws Exception {
         JCacheRateLimitStore a = store(0, JCacheRateLimitStore.Mode.AUTO);
         listen(a);
-        Cache<String, byte[]> announced = managers.get(0).getCache(CACHE + ".announcements", String.class, byte[].class);
+        Cache<String, byte[]> announced = GRID.manager(0).getCache(CACHE + ".announcements", String.class,
+                byte[].class);
         RateLimitRequest request = request(a, "once", null, RateLimitPer.CALLER);
 
         RateLimitDecision calm = get(a.acquire("calm", request, 1));
@@ -148,11 +121,11 @@ class AnnouncementsTest {
         Recording onB = listen(b);
         assertThat(onB.anything.get()).as("when it starts listening").isEqualTo(1);
 
-        HazelcastInstance third = cluster.add();
+        HazelcastInstance third = GRID.cluster().add();
         awaitUntil("a member joined", () -> onB.anything.get() >= 2);
         int before = onB.anything.get();
         third.getLifecycleService().terminate();
-        cluster.members().remove(third);
+        GRID.cluster().members().remove(third);
 
         awaitUntil("a member left", () -> onB.anything.get() > before);
     }
@@ -163,32 +136,15 @@ class AnnouncementsTest {
         @SuppressWarnings("unchecked")
         Cache<String, byte[]> plain = (Cache<String, byte[]>) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {Cache.class}, (proxy, method, args) -> method.invoke(real, args));
-        List<String> warned = new CopyOnWriteArrayList<>();
-        Handler capture = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
-                    warned.add(record.getMessage());
-                }
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        LIBRARY.addHandler(capture);
-        try {
+        List<String> warned;
+        try (LogRecords logs = LogRecords.on("dev.ratelimit.jcache")) {
             JCacheRateLimitStore store = JCacheRateLimitStore.builder(plain).build();
-            stores.add(store);
+            GRID.closing(store);
 
             assertThat(store.announceTo(new Recording())).isFalse();
             assertThat(store.toString()).contains(", announcements=none");
-        } finally {
-            LIBRARY.removeHandler(capture);
+            warned = logs.records().stream().filter(r -> r.getLevel().intValue() >= Level.WARNING.intValue())
+                    .map(LogRecord::getMessage).toList();
         }
         assertThat(warned).as("nothing went wrong: the provider is simply not Hazelcast").isEmpty();
     }
@@ -205,7 +161,7 @@ class AnnouncementsTest {
         JCacheRateLimitStore full = JCacheRateLimitStore.builder(cache(0)).executor(work -> {
             throw new RejectedExecutionException("full");
         }).build();
-        stores.add(full);
+        GRID.closing(full);
         RateLimitRequest request = request(full, "full", null, RateLimitPer.CALLER);
         CompletableFuture<RateLimitDecision> refused = full.acquire("p", request, 1).toCompletableFuture();
         assertThat(refused).isCompletedExceptionally();
@@ -217,15 +173,12 @@ class AnnouncementsTest {
 
     /** A store on member {@code i}, through a cache manager of that member alone: one application instance. */
     private JCacheRateLimitStore store(int i, JCacheRateLimitStore.Mode mode) {
-        JCacheRateLimitStore store = JCacheRateLimitStore.builder(cache(i)).mode(mode).build();
-        stores.add(store);
-        return store;
+        return GRID.closing(JCacheRateLimitStore.builder(cache(i)).mode(mode).build());
     }
 
     /** The counts on member {@code i}, through the test's cache manager of that member (Hazelcast allows one). */
     private Cache<String, byte[]> cache(int i) {
-        CacheManager manager = managers.computeIfAbsent(i, m -> HazelcastMembers.ownCacheManager(cluster.member(m)));
-        return JCacheRateLimitStore.openCache(manager, CACHE, Duration.ofHours(2));
+        return GRID.counts(i, CACHE);
     }
 
     /**
@@ -239,7 +192,7 @@ class AnnouncementsTest {
     private static String announceMarker(JCacheRateLimitStore store, RateLimitRequest request, String after,
                                          Recording... listeners) throws Exception {
         CountKey key = request.key(0);
-        PartitionService partitions = cluster.member(0).getPartitionService();
+        PartitionService partitions = GRID.member(0).getPartitionService();
         int partitionOfAfter = partitions.getPartition(CacheKeys.prefix(key) + after).getPartitionId();
         String marker = null;
         for (int i = 0; marker == null; i++) {

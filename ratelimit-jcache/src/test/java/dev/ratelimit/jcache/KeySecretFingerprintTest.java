@@ -6,23 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ratelimit.core.InvalidRateLimitException;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.RateLimitEngine;
-import dev.ratelimit.jcache.testing.HazelcastMembers;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HashMap;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import javax.cache.Cache;
-import javax.cache.CacheManager;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Instances on one real Hazelcast grid (two members, instances on each) digest the keys of
@@ -36,28 +28,11 @@ class KeySecretFingerprintTest {
     private static final String SECRET = "the-first-secret-of-the-fleet";
     private static final String OTHER = "another-secret-of-one-instance";
     private static final String ENTRY = "~key-secret-fingerprint|";
-    private static HazelcastMembers cluster;
 
-    /** One cache manager per member (Hazelcast lets a cache belong to one). */
-    private final Map<Integer, CacheManager> managers = new HashMap<>();
-    private final List<JCacheRateLimitStore> stores = new ArrayList<>();
+    @RegisterExtension
+    static final TwoMembers GRID = new TwoMembers();
+
     private final String cache = "fingerprint-" + UUID.randomUUID();
-
-    @BeforeAll
-    static void start() {
-        cluster = HazelcastMembers.start(2);
-    }
-
-    @AfterAll
-    static void stop() {
-        cluster.close();
-    }
-
-    @AfterEach
-    void close() {
-        stores.forEach(JCacheRateLimitStore::close);
-        managers.values().forEach(CacheManager::close);
-    }
 
     @Test
     void twoInstancesWithTheSameSecretBothStartAndOneWithAnotherFailsNamingTheKeyAndNeitherSecret() {
@@ -110,13 +85,10 @@ class KeySecretFingerprintTest {
 
     /** A store on member {@code i}, through a cache manager of its own: one application instance. */
     private JCacheRateLimitStore store(int member) {
-        JCacheRateLimitStore store = JCacheRateLimitStore.builder(counts(member)).build();
-        stores.add(store);
-        return store;
+        return GRID.closing(JCacheRateLimitStore.builder(counts(member)).build());
     }
 
     private Cache<String, byte[]> counts(int member) {
-        CacheManager manager = managers.computeIfAbsent(member, m -> HazelcastMembers.ownCacheManager(cluster.member(m)));
-        return JCacheRateLimitStore.openCache(manager, cache, Duration.ofHours(2));
+        return GRID.counts(member, cache);
     }
 }

@@ -10,26 +10,18 @@ import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.testing.Await;
-import dev.ratelimit.jcache.testing.HazelcastMembers;
-import java.time.Duration;
-import java.util.ArrayList;
+import dev.ratelimit.core.testing.LogRecords;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import javax.cache.Cache;
 import javax.cache.CacheManager;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Entries in the cache of announcements that no store of the library wrote, put there directly on a real Hazelcast
@@ -43,49 +35,16 @@ class MalformedAnnouncementsTest {
 
     private static final LimitDeclaration DEFAULT = limit("default", 2, 60);
     private static final String MARKER = "garbage-marker-7f3a";
-    /** Held: JUL keeps loggers weakly, and with them their handlers. */
-    private static final List<Logger> LOGGERS = List.of(Logger.getLogger("dev.ratelimit"), Logger.getLogger("com.hazelcast"));
-    private static HazelcastMembers cluster;
 
-    private final List<CacheManager> managers = new ArrayList<>();
-    private final List<JCacheRateLimitStore> stores = new ArrayList<>();
+    @RegisterExtension
+    static final TwoMembers GRID = new TwoMembers();
+
     private final String cache = "malformed-" + UUID.randomUUID();
-    private final ConcurrentLinkedQueue<LogRecord> logged = new ConcurrentLinkedQueue<>();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            logged.add(record);
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
-
-    @BeforeAll
-    static void start() {
-        cluster = HazelcastMembers.start(2);
-    }
-
-    @AfterAll
-    static void stop() {
-        cluster.close();
-    }
-
-    @BeforeEach
-    void listen() {
-        LOGGERS.forEach(logger -> logger.addHandler(capture));
-    }
+    private final LogRecords logged = LogRecords.on(LogRecords.LIBRARY, "com.hazelcast");
 
     @AfterEach
     void close() {
-        LOGGERS.forEach(logger -> logger.removeHandler(capture));
-        stores.forEach(JCacheRateLimitStore::close);
-        managers.forEach(CacheManager::close);
+        logged.close();
     }
 
     @Test
@@ -119,12 +78,12 @@ class MalformedAnnouncementsTest {
         // a listener hears a member's writes in order per key, not across keys: wait for the last ones
         awaitUntil("every malformed entry counted on each instance", () -> a.store.malformedAnnouncements() == sent
                 && b.store.malformedAnnouncements() == sent);
-        assertThat(logged).as("nothing thrown and logged").noneMatch(r -> r.getThrown() != null)
+        assertThat(logged.records()).as("nothing thrown and logged").noneMatch(r -> r.getThrown() != null)
                 .noneMatch(r -> r.getLevel().intValue() >= Level.SEVERE.intValue());
-        assertThat(logged).filteredOn(r -> String.valueOf(r.getMessage()).contains("ignored an entry"))
+        assertThat(logged.records()).filteredOn(r -> String.valueOf(r.getMessage()).contains("ignored an entry"))
                 .as("one warning per instance, not one per entry").hasSize(2)
                 .allSatisfy(r -> assertThat(r.getLevel()).isEqualTo(Level.WARNING));
-        assertThat(logged).as("the key of an entry is never written")
+        assertThat(logged.records()).as("the key of an entry is never written")
                 .noneMatch(r -> String.valueOf(r.getMessage()).contains(MARKER));
         assertThat(decideNow(a.engine, a.engine.ledger("still-counting"), a.limits).allowed()).isTrue();
     }
@@ -149,7 +108,7 @@ class MalformedAnnouncementsTest {
                     .as("the grid still refuses: the forgery gave no permit").isFalse();
         }
         assertThat(b.store.malformedAnnouncements()).as("well-formed: not counted as malformed").isZero();
-        assertThat(logged).noneMatch(r -> r.getThrown() != null);
+        assertThat(logged.records()).noneMatch(r -> r.getThrown() != null);
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -164,11 +123,9 @@ class MalformedAnnouncementsTest {
 
     /** An instance on member {@code i} with the limit "default" bound, listening before it is returned. */
     private Instance instance(int i) throws Exception {
-        CacheManager manager = HazelcastMembers.ownCacheManager(cluster.member(i));
-        managers.add(manager);
-        CountingCache counts = new CountingCache(JCacheRateLimitStore.openCache(manager, cache, Duration.ofHours(2)));
-        JCacheRateLimitStore store = JCacheRateLimitStore.builder(counts.cache()).build();
-        stores.add(store);
+        CacheManager manager = GRID.newManager(i);
+        CountingCache counts = new CountingCache(TwoMembers.counts(manager, cache));
+        JCacheRateLimitStore store = GRID.closing(JCacheRateLimitStore.builder(counts.cache()).build());
         RateLimitEngine engine = RateLimitEngine.builder(RateLimitSettings.of(Map.of(
                 "ratelimit.store.timeout-millis", "30000", "ratelimit.store.refusal-memory-millis", "60000")), store).build();
         Instance instance = new Instance(store, counts, engine, engine.binder().bind(beanMethod("TodoResource.all()",

@@ -16,20 +16,14 @@ import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import dev.ratelimit.core.testing.Await;
 import dev.ratelimit.core.testing.ManyInstances;
-import dev.ratelimit.jcache.testing.HazelcastMembers;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import javax.cache.CacheManager;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Refusals answered at home by two application instances on one Hazelcast cluster: two real members, each with an
@@ -41,27 +35,11 @@ import org.junit.jupiter.api.Test;
 class RefusalsAcrossInstancesTest {
 
     private static final LimitDeclaration DEFAULT = limit("default", 3, 60);
-    private static HazelcastMembers cluster;
 
-    private final List<JCacheRateLimitStore> stores = new ArrayList<>();
-    private final List<CacheManager> managers = new ArrayList<>();
+    @RegisterExtension
+    static final TwoMembers GRID = new TwoMembers();
+
     private final String cache = "across-" + UUID.randomUUID();
-
-    @BeforeAll
-    static void start() {
-        cluster = HazelcastMembers.start(2);
-    }
-
-    @AfterAll
-    static void stop() {
-        cluster.close();
-    }
-
-    @AfterEach
-    void close() {
-        stores.forEach(JCacheRateLimitStore::close);
-        managers.forEach(CacheManager::close);
-    }
 
     @Test
     void aFloodFromOneCallerCostsAtMostOneGridCallPerInstanceAndIsAnsweredAsTheStoreWould() throws Exception {
@@ -158,9 +136,9 @@ class RefusalsAcrossInstancesTest {
         Instance b = instance(1);
         BoundLimits onB = b.engine.binder().bind(beanMethod("TodoResource.all()", DEFAULT));
         refuseAndRemember(b, onB, "left");
-        HazelcastInstance third = cluster.add();
+        HazelcastInstance third = GRID.cluster().add();
         third.getLifecycleService().terminate();
-        cluster.members().remove(third);
+        GRID.cluster().members().remove(third);
 
         awaitUntil("a refused request asks the grid again", () -> {
             long before = b.calls();
@@ -194,11 +172,8 @@ class RefusalsAcrossInstancesTest {
      * refusals remembered) before it is returned.
      */
     private Instance instance(int i) throws Exception {
-        CacheManager manager = HazelcastMembers.ownCacheManager(cluster.member(i));
-        managers.add(manager);
-        CountingCache counts = new CountingCache(JCacheRateLimitStore.openCache(manager, cache, Duration.ofHours(2)));
-        JCacheRateLimitStore store = JCacheRateLimitStore.builder(counts.cache()).build();
-        stores.add(store);
+        CountingCache counts = new CountingCache(TwoMembers.counts(GRID.newManager(i), cache));
+        JCacheRateLimitStore store = GRID.closing(JCacheRateLimitStore.builder(counts.cache()).build());
         // 30 s to answer: a loaded machine must not fall back to the policy; memory long enough for any run
         RateLimitEngine engine = RateLimitEngine.builder(settings(), store).build();
         Instance instance = new Instance(store, counts, engine);

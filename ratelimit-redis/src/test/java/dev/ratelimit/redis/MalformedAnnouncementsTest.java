@@ -10,6 +10,7 @@ import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.testing.Await;
+import dev.ratelimit.core.testing.LogRecords;
 import dev.ratelimit.redis.testing.CommandStats;
 import dev.ratelimit.redis.testing.RedisServerExtension;
 import dev.ratelimit.redis.testing.Resp;
@@ -27,14 +28,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -53,36 +49,14 @@ class MalformedAnnouncementsTest {
 
     private static final LimitDeclaration DEFAULT = limit("default", 2, 60);
     private static final String MARKER = "garbage-marker-7f3a";
-    /** Held: JUL keeps loggers weakly, and with them their handlers. */
-    private static final List<Logger> LOGGERS = List.of(Logger.getLogger("io.lettuce"), Logger.getLogger("dev.ratelimit"),
-            Logger.getLogger("io.netty"));
 
     private final List<RedisRateLimitStore> stores = new ArrayList<>();
     private final String prefix = "malformed-" + UUID.randomUUID() + ":";
-    private final ConcurrentLinkedQueue<LogRecord> logged = new ConcurrentLinkedQueue<>();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            logged.add(record);
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
-
-    @BeforeEach
-    void listen() {
-        LOGGERS.forEach(logger -> logger.addHandler(capture));
-    }
+    private final LogRecords logged = LogRecords.on("io.lettuce", LogRecords.LIBRARY, "io.netty");
 
     @AfterEach
     void close() {
-        LOGGERS.forEach(logger -> logger.removeHandler(capture));
+        logged.close();
         stores.forEach(RedisRateLimitStore::close);
     }
 
@@ -117,13 +91,13 @@ class MalformedAnnouncementsTest {
         awaitUntil("let in on the first instance", () -> decideNow(a.engine, a.engine.ledger("after-garbage-too"),
                 a.limits).allowed());
         long sent = (long) rounds * garbage.size();
-        assertThat(logged).as("nothing thrown and logged, by Lettuce or by the library")
+        assertThat(logged.records()).as("nothing thrown and logged, by Lettuce or by the library")
                 .noneMatch(r -> r.getThrown() != null)
                 .noneMatch(r -> r.getLevel().intValue() >= Level.SEVERE.intValue());
-        assertThat(logged).filteredOn(r -> r.getMessage().contains("ignored a message"))
+        assertThat(logged.records()).filteredOn(r -> r.getMessage().contains("ignored a message"))
                 .as("one warning per instance, not one per message").hasSize(2)
                 .allSatisfy(r -> assertThat(r.getLevel()).isEqualTo(Level.WARNING));
-        assertThat(logged).as("the text of a message is never written")
+        assertThat(logged.records()).as("the text of a message is never written")
                 .noneMatch(r -> String.valueOf(r.getMessage()).contains(MARKER));
         assertThat(List.of(a.store.malformedAnnouncements(), b.store.malformedAnnouncements()))
                 .as("every malformed message counted, on each instance").containsExactly(sent, sent);
@@ -151,7 +125,7 @@ class MalformedAnnouncementsTest {
                     .as("Redis still refuses: the forgery gave no permit").isFalse();
         }
         assertThat(b.store.malformedAnnouncements()).as("well-formed: not counted as malformed").isZero();
-        assertThat(logged).noneMatch(r -> r.getThrown() != null);
+        assertThat(logged.records()).noneMatch(r -> r.getThrown() != null);
     }
 
     // ------------------------------------------------------------------------------------------------

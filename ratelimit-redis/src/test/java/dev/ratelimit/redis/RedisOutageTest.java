@@ -15,6 +15,7 @@ import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
+import dev.ratelimit.core.testing.LogRecords;
 import dev.ratelimit.redis.internal.RedisKeys;
 import dev.ratelimit.redis.testing.RedisServerExtension;
 import dev.ratelimit.redis.testing.Resp;
@@ -22,12 +23,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -50,22 +47,7 @@ class RedisOutageTest {
     private static final long SLACK_MILLIS = 400;
     private static final RateLimitPolicy LIMIT = new RateLimitPolicy("outage", 2, 60);
 
-    private final ConcurrentLinkedQueue<LogRecord> logged = new ConcurrentLinkedQueue<>();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            logged.add(record);
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
-    private final Logger logger = Logger.getLogger("dev.ratelimit");
+    private final LogRecords logged = LogRecords.on(LogRecords.LIBRARY);
     private final List<RedisRateLimitStore> stores = new ArrayList<>();
 
     private Guarded fail;
@@ -78,7 +60,6 @@ class RedisOutageTest {
 
     @BeforeEach
     void engines() throws Exception {
-        logger.addHandler(capture);
         fail = guarded("fail", settings("fail"));
         allow = guarded("allow", settings("allow"));
         local = guarded("local", settings("local"));
@@ -91,7 +72,7 @@ class RedisOutageTest {
 
     @AfterEach
     void close() throws Exception {
-        logger.removeHandler(capture);
+        logged.close();
         stores.forEach(RedisRateLimitStore::close);
         REDIS.start();
     }
@@ -227,12 +208,11 @@ class RedisOutageTest {
     }
 
     private List<String> warnings() {
-        return logged.stream().filter(r -> r.getLevel() == Level.WARNING).map(LogRecord::getMessage).toList();
+        return logged.messages(Level.WARNING);
     }
 
     private List<String> recoveries() {
-        return logged.stream().filter(r -> r.getLevel() == Level.INFO && r.getMessage().contains("answers again"))
-                .map(LogRecord::getMessage).toList();
+        return logged.messages(Level.INFO, "answers again");
     }
 
     private static void assertWithinTimeout(long started) {

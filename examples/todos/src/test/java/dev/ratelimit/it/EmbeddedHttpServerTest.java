@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ratelimit.core.testing.LogRecords;
 import dev.ratelimit.examples.todos.TodosServer;
 import dev.ratelimit.it.RawHttpConnection.Response;
 import java.io.IOException;
@@ -13,11 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -205,24 +202,16 @@ class EmbeddedHttpServerTest {
      */
     @Test
     void clientsThatGoAwayEarlyLeaveNoStackTraces() throws Exception {
-        Logger disconnects = Logger.getLogger("dev.ratelimit.examples.todos.disconnects");
-        Logger root = Logger.getLogger("");
-        Level before = disconnects.getLevel();
-        List<LogRecord> quiet = new CopyOnWriteArrayList<>();
-        List<LogRecord> loud = new CopyOnWriteArrayList<>();
-        Handler quietHandler = capture(quiet);
-        Handler loudHandler = capture(loud);
-        disconnects.setLevel(Level.FINE);
-        disconnects.addHandler(quietHandler);
-        root.addHandler(loudHandler);
-        try {
+        String disconnects = "dev.ratelimit.examples.todos.disconnects";
+        try (LogRecords quiet = LogRecords.on(disconnects).level(Level.FINE, disconnects);
+             LogRecords loud = LogRecords.on("")) {
             try (RawHttpConnection connection = new RawHttpConnection(server.baseUri())) {
                 for (int i = 0; i < 30; i++) { // GET /todos becomes ~30 KiB: written in chunks, past Jersey's buffer
                     connection.post("/todos", "{\"title\": \"" + "long ".repeat(200) + UUID.randomUUID() + "\"}",
                             "X-Api-Key: " + freshKey());
                 }
             }
-            for (int round = 0; round < 20 && quiet.isEmpty(); round++) {
+            for (int round = 0; round < 20 && quiet.records().isEmpty(); round++) {
                 List<Socket> sockets = new ArrayList<>();
                 for (int c = 0; c < 8; c++) {
                     Socket socket = new Socket(server.baseUri().getHost(), server.port());
@@ -242,37 +231,15 @@ class EmbeddedHttpServerTest {
                 Thread.sleep(300);
             }
 
-            assertThat(quiet).as("some response could not be written: the test did what it means to").isNotEmpty();
-            assertThat(loud).as("records at WARNING or above with a stack trace")
+            assertThat(quiet.records()).as("some response could not be written: the test did what it means to")
+                    .isNotEmpty();
+            assertThat(loud.records()).as("records at WARNING or above with a stack trace")
                     .noneMatch(r -> r.getLevel().intValue() >= Level.WARNING.intValue() && r.getThrown() != null);
-        } finally {
-            root.removeHandler(loudHandler);
-            disconnects.removeHandler(quietHandler);
-            disconnects.setLevel(before);
         }
         // and the server still serves
         try (RawHttpConnection connection = new RawHttpConnection(server.baseUri())) {
             assertThat(connection.get("/todos/1", "X-Api-Key: " + freshKey()).status()).isEqualTo(200);
         }
-    }
-
-    private static Handler capture(List<LogRecord> records) {
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                records.add(record);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        handler.setLevel(Level.ALL);
-        return handler;
     }
 
     private static String freshKey() {

@@ -2,7 +2,7 @@ package dev.ratelimit.core.address;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.core.engine.LogCapture;
+import dev.ratelimit.core.testing.LogRecords;
 import dev.ratelimit.core.testing.ManualClock;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -181,7 +181,7 @@ class ClientAddressesTest {
     void forwardedHeadersFromAnUntrustedPeerAreLoggedOnceAnHourPerPeerNamingItAndTheKey() {
         ManualClock clock = new ManualClock();
         ClientAddresses addresses = new ClientAddresses(trusted("10.0.0.0/8"), 32, 64, clock);
-        try (LogCapture log = new LogCapture()) {
+        try (LogRecords log = LogRecords.on(LogRecords.LIBRARY).quiet()) {
             addresses.resolve("198.51.100.7", null, "6.6.6.6");
             addresses.resolve("198.51.100.7", "for=7.7.7.7", null);
             addresses.resolve("198.51.100.8", null, null); // nothing forwarded: nothing to say
@@ -205,7 +205,7 @@ class ClientAddressesTest {
         ManualClock clock = new ManualClock();
         ClientAddresses addresses = new ClientAddresses(List.of(), 32, 64, clock);
         int capacity = UntrustedForwardingLog.CAPACITY;
-        try (LogCapture log = new LogCapture()) {
+        try (LogRecords log = LogRecords.on(LogRecords.LIBRARY).quiet()) {
             for (int i = 0; i < capacity + 500; i++) {
                 addresses.resolve("198.18." + (i >> 8) + "." + (i & 0xFF), null, "6.6.6.6");
             }

@@ -3,7 +3,7 @@ package dev.ratelimit.core.address;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
-import dev.ratelimit.core.engine.LogCapture;
+import dev.ratelimit.core.testing.LogRecords;
 import dev.ratelimit.core.testing.ManualClock;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -33,11 +33,11 @@ class ForwardedChainPropertiesTest {
     /** Full-width prefixes: the partition names the client exactly. */
     private static final ClientAddresses ADDRESSES = new ClientAddresses(TRUSTED, 32, 128, new ManualClock());
     /** Untrusted peers sending forwarded headers are logged: kept out of the build's output. */
-    private LogCapture log;
+    private LogRecords log;
 
     @BeforeEach
     void captureLog() {
-        log = new LogCapture();
+        log = LogRecords.on(LogRecords.LIBRARY).quiet();
     }
 
     @AfterEach

@@ -22,6 +22,7 @@ import dev.ratelimit.core.declaration.MethodDeclarations;
 import dev.ratelimit.core.declaration.ResolvedLimits;
 import dev.ratelimit.core.headers.RateLimitHeaders;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
+import dev.ratelimit.core.testing.LogRecords;
 import dev.ratelimit.core.testing.ManualClock;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -326,7 +327,7 @@ class CountingWhatMattersTest {
     @Test
     void aResetIsLoggedWithEveryValueItWasAskedWithEscaped() {
         engine.binder().bind(bean("Todos.all()", -1, declared("listing", 5, 60).build()));
-        try (LogCapture log = new LogCapture()) {
+        try (LogRecords log = LogRecords.on(LogRecords.LIBRARY).quiet()) {
             engine.admin().reset("listing", "X-Api-Key:a\nWARNING: ratelimit: forged\r\u2028", null,
                     "\"ops\nINFO: x\" over HTTP").toCompletableFuture().join();
 

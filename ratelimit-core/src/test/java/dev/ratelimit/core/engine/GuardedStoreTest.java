@@ -20,6 +20,7 @@ import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimitStoreException;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
+import dev.ratelimit.core.testing.LogRecords;
 import dev.ratelimit.core.testing.ManualClock;
 import java.io.IOException;
 import java.util.List;
@@ -44,7 +45,7 @@ class GuardedStoreTest {
     private final ManualClock clock = new ManualClock();
     private final RecordingMetrics metrics = new RecordingMetrics();
     private final SwitchableStore store = new SwitchableStore(clock);
-    private final LogCapture log = new LogCapture();
+    private final LogRecords log = LogRecords.on(LogRecords.LIBRARY).quiet();
 
     @AfterEach
     void stopCapturing() {

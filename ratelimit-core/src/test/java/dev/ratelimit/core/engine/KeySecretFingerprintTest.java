@@ -8,6 +8,7 @@ import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.config.RateLimitSettings;
+import dev.ratelimit.core.testing.LogRecords;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -15,16 +16,12 @@ import java.util.Base64;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,33 +33,11 @@ import org.junit.jupiter.api.Test;
 class KeySecretFingerprintTest {
 
     private static final String SECRET = "a-secret-of-the-fleet-0123";
-    /** Held: JUL keeps loggers weakly, and with them their handlers. */
-    private static final Logger LIBRARY = Logger.getLogger("dev.ratelimit");
-
-    private final ConcurrentLinkedQueue<LogRecord> logged = new ConcurrentLinkedQueue<>();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            logged.add(record);
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
-
-    @BeforeEach
-    void listen() {
-        LIBRARY.addHandler(capture);
-    }
+    private final LogRecords logged = LogRecords.on(LogRecords.LIBRARY);
 
     @AfterEach
     void forget() {
-        LIBRARY.removeHandler(capture);
+        logged.close();
     }
 
     @Test
@@ -106,7 +81,7 @@ class KeySecretFingerprintTest {
         RateLimitEngine.builder(settings(SECRET), store(mine -> CompletableFuture.failedFuture(
                 new UnsupportedOperationException("no keys")))).build();
 
-        assertThat(logged).filteredOn(r -> r.getMessage().contains("ratelimit.key-secret"))
+        assertThat(logged.records()).filteredOn(r -> r.getMessage().contains("ratelimit.key-secret"))
                 .extracting(LogRecord::getLevel).containsExactly(Level.WARNING, Level.INFO);
     }
 

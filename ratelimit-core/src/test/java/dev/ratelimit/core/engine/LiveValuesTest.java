@@ -18,6 +18,7 @@ import dev.ratelimit.core.config.SettingsSource;
 import dev.ratelimit.core.engine.LimitAdmin.LimitView;
 import dev.ratelimit.core.engine.RefusalSummary.Refused;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
+import dev.ratelimit.core.testing.LogRecords;
 import dev.ratelimit.core.testing.ManualClock;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -39,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
 class LiveValuesTest {
 
     private final ManualClock clock = new ManualClock();
-    private final LogCapture log = new LogCapture();
+    private final LogRecords log = LogRecords.on(LogRecords.LIBRARY).quiet();
     private final Map<String, String> base = new ConcurrentHashMap<>(Map.of("ratelimit.partition-header", "X-Api-Key"));
     private final SettingsSource baseSource = new SettingsSource() {
         @Override

@@ -20,6 +20,7 @@ import dev.ratelimit.core.declaration.MethodDeclarations;
 import dev.ratelimit.core.declaration.ResolvedLimits;
 import dev.ratelimit.core.headers.RateLimitHeaders;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
+import dev.ratelimit.core.testing.LogRecords;
 import dev.ratelimit.core.testing.ManualClock;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -45,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
 class LoginUnderAttackTest {
 
     private final ManualClock clock = new ManualClock();
-    private final LogCapture log = new LogCapture();
+    private final LogRecords log = LogRecords.on(LogRecords.LIBRARY).quiet();
     private final RecordingMetrics metrics = new RecordingMetrics();
 
     @AfterEach

@@ -13,6 +13,7 @@ import dev.ratelimit.core.RateLimitDecision.State;
 import dev.ratelimit.core.RateLimitStoreException;
 import dev.ratelimit.core.engine.GuardedStoreTest.Behaviour;
 import dev.ratelimit.core.engine.GuardedStoreTest.SwitchableStore;
+import dev.ratelimit.core.testing.LogRecords;
 import dev.ratelimit.core.testing.ManualClock;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,7 +36,7 @@ class OutageBreakerTest {
     private final ManualClock clock = new ManualClock();
     private final SwitchableStore store = new SwitchableStore(clock);
     private final RecordingMetrics metrics = new RecordingMetrics();
-    private final LogCapture log = new LogCapture();
+    private final LogRecords log = LogRecords.on(LogRecords.LIBRARY).quiet();
 
     @AfterEach
     void stopCapturing() {

@@ -27,6 +27,7 @@ import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
+import dev.ratelimit.core.testing.LogRecords;
 import dev.ratelimit.core.testing.ManualClock;
 import java.util.HashMap;
 import java.util.List;
@@ -47,7 +48,7 @@ class RateLimitEngineTest {
 
     private final ManualClock clock = new ManualClock();
     private final RecordingMetrics metrics = new RecordingMetrics();
-    private final LogCapture log = new LogCapture();
+    private final LogRecords log = LogRecords.on(LogRecords.LIBRARY).quiet();
     private InProcessRateLimitStore store = new InProcessRateLimitStore(10_000, clock);
 
     @AfterEach

@@ -2,11 +2,9 @@ package dev.ratelimit.core.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.core.testing.LogRecords;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -53,30 +51,11 @@ class LogTextTest {
     /** Through a real record: System.Logger goes to java.util.logging unless a runtime routes it elsewhere. */
     @Test
     void aRecordLoggedWithAnEscapedValueHoldsOneLine() {
-        Logger logger = Logger.getLogger("dev.ratelimit.logtext");
-        List<LogRecord> records = new CopyOnWriteArrayList<>();
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                records.add(record);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        logger.addHandler(handler);
-        logger.setUseParentHandlers(false);
-        try {
+        List<LogRecord> records;
+        try (LogRecords logs = LogRecords.on("dev.ratelimit.logtext").quiet()) {
             System.getLogger("dev.ratelimit.logtext").log(System.Logger.Level.WARNING, "ratelimit: the partition "
                     + LogText.quoted("X-Api-Key:a\nWARNING: ratelimit: forged\u2028line") + " was started afresh");
-        } finally {
-            logger.removeHandler(handler);
-            logger.setUseParentHandlers(true);
+            records = logs.records();
         }
         assertThat(records).singleElement().extracting(LogRecord::getMessage).asString()
                 .isEqualTo("ratelimit: the partition \"X-Api-Key:a\\nWARNING: ratelimit: forged\\u2028line\" was "

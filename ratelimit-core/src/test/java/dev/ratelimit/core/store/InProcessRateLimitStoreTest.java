@@ -13,6 +13,7 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.testing.LogRecords;
 import dev.ratelimit.core.testing.ManualClock;
 import dev.ratelimit.core.testing.RandomSchedule;
 import dev.ratelimit.core.testing.RateLimitStoreContract;
@@ -414,8 +415,7 @@ class InProcessRateLimitStoreTest extends RateLimitStoreContract {
 
     @Test
     void aLimitOfFailuresWithoutRoomRefusesWithItsWindowAsRetryAfterAndSaysSoOnceAMinute() {
-        try (dev.ratelimit.core.engine.LogCapture log = new dev.ratelimit.core.engine.LogCapture(
-                InProcessRateLimitStore.class.getName())) {
+        try (LogRecords log = LogRecords.on(InProcessRateLimitStore.class.getName()).quiet()) {
             InProcessRateLimitStore small = new InProcessRateLimitStore(4, clock);
             RateLimitPolicy login = policy("login-address", 5, 900);
             RateLimitPolicy other = policy("other", 5, 60);
