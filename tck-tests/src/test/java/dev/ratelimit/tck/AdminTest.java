@@ -219,11 +219,18 @@ class AdminTest extends TckTestBase {
             }
         };
         logger.addHandler(handler);
+        Reply reset;
         try {
-            ops().delete(path).assertStatus(204);
+            reset = ops().delete(path);
         } finally {
             logger.removeHandler(handler);
         }
+        if (!readable && reset.status() == 400 && !reset.header("Content-Type").orElse("").contains("json")) {
+            // Open Liberty refuses an encoded line break in a path itself (CWWWC0005I), before the library sees it:
+            // nothing of it reaches the library's log
+            return;
+        }
+        reset.assertStatus(204);
         if (readable) {
             assertThat(lines).singleElement().asString()
                     .contains("for the partition \"X-Api-Key:a\\nWARNING: ratelimit: " + forged + "\" was started afresh")
