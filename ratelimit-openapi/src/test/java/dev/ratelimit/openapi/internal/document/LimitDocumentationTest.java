@@ -36,7 +36,7 @@ class LimitDocumentationTest {
     private static String line(Map<String, String> config, LimitDeclaration limit) {
         List<EffectiveLimit> limits = effective(config, limit);
         assertThat(limits).hasSize(1);
-        return LimitDocumentation.describe(limits.get(0));
+        return LimitDescription.describe(limits.get(0));
     }
 
     @Test
@@ -147,7 +147,7 @@ class LimitDocumentationTest {
                 "ratelimit.plans.free.limits.default.permit-limit", "1");
         List<EffectiveLimit> limits = effective(config, limit("default", 3, 60), limit("other", 5, 60));
         assertThat(limits).hasSize(2);
-        assertThat(LimitDocumentation.describe(limits.get(0)))
+        assertThat(LimitDescription.describe(limits.get(0)))
                 .isEqualTo("\"default\" does not limit callers in no plan (plan \"free\": 1 per 60 seconds, enforced).");
         assertThat(limits.get(0).canRefuse()).isTrue();
 
@@ -191,6 +191,6 @@ class LimitDocumentationTest {
         Operation operation = OASFactory.createOperation();
         new LimitDocumentation(OASFactory.createOpenAPI()).document(operation, LIMITS);
         assertThat(operation.getResponses().getAPIResponse("429").getRef())
-                .isEqualTo("#/components/responses/" + LimitDocumentation.TOO_MANY_REQUESTS_RESPONSE);
+                .isEqualTo("#/components/responses/" + RateLimitComponents.TOO_MANY_REQUESTS_RESPONSE);
     }
 }

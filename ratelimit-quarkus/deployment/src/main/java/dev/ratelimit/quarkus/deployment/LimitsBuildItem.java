@@ -23,8 +23,10 @@ import org.jboss.jandex.MethodInfo;
  * order of their ids) while Quarkus REST deploys its endpoints (the extension's method scanner), with what is wrong.
  *
  * <p>Thread-safe: what is added while Quarkus REST deploys is guarded by this item.
+ *
+ * <p>Not API: public for the extension's Dev UI package ({@code devui}) only.
  */
-final class LimitsBuildItem extends SimpleBuildItem {
+public final class LimitsBuildItem extends SimpleBuildItem {
 
     final Declarations declarations;
     /** Keys ({@link Declarations#key}) of the methods whose own binding was taken off. */
@@ -98,8 +100,11 @@ final class LimitsBuildItem extends SimpleBuildItem {
         return id;
     }
 
-    /** Every resource method, by id; complete once Quarkus REST has deployed its endpoints. */
-    synchronized List<ResourceMethodLimits> resourceMethods() {
+    /**
+     * Every resource method, by id; complete once Quarkus REST has deployed its endpoints (a step that consumes
+     * {@link ValidatedLimitsBuildItem} runs after that).
+     */
+    public synchronized List<ResourceMethodLimits> resourceMethods() {
         return new ArrayList<>(resourceMethods);
     }
 

@@ -5,7 +5,6 @@ import dev.ratelimit.cdi.RateLimitConfiguration;
 import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.core.InvalidRateLimitException;
 import dev.ratelimit.core.config.RateLimitSettings;
-import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.core.declaration.LimitResolver;
 import dev.ratelimit.core.declaration.MethodDeclarations;
 import dev.ratelimit.quarkus.runtime.Bindings;
@@ -24,7 +23,6 @@ import io.quarkus.arc.deployment.BeanContainerBuildItem;
 import io.quarkus.arc.deployment.BuildTimeConditionBuildItem;
 import io.quarkus.arc.deployment.SyntheticBeanBuildItem;
 import io.quarkus.arc.deployment.UnremovableBeanBuildItem;
-import io.quarkus.deployment.IsDevelopment;
 import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.annotations.Consume;
@@ -36,8 +34,6 @@ import io.quarkus.deployment.builditem.FeatureBuildItem;
 import io.quarkus.deployment.builditem.RunTimeConfigBuilderBuildItem;
 import io.quarkus.deployment.builditem.ServiceStartBuildItem;
 import io.quarkus.deployment.builditem.StaticInitConfigBuilderBuildItem;
-import io.quarkus.devui.spi.page.CardPageBuildItem;
-import io.quarkus.devui.spi.page.Page;
 import io.quarkus.resteasy.reactive.common.deployment.ApplicationResultBuildItem;
 import io.quarkus.resteasy.reactive.common.deployment.ResourceScanningResultBuildItem;
 import io.quarkus.resteasy.reactive.server.deployment.SetupEndpointsResultBuildItem;
@@ -51,9 +47,7 @@ import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -79,7 +73,8 @@ import org.jboss.resteasy.reactive.server.processor.scanning.MethodScanner;
  * decide (bean limits elsewhere keep it).
  *
  * <p>One job, over 400 lines: the extension's build steps, in the one processor class Quarkus extensions keep them in;
- * what a step computes is in classes of its own ({@link Declarations} and the others of this package).
+ * what a step computes is in classes of its own ({@link Declarations} and the others of this package). The Dev UI's step
+ * is in a package of its own ({@code devui}), the OpenAPI document's in a class of its own ({@link OpenApiProcessor}).
  */
 class RateLimitProcessor {
 
@@ -420,40 +415,5 @@ class RateLimitProcessor {
     ServiceStartBuildItem bind(RateLimitRecorder recorder, LimitsBuildItem limits, BeanContainerBuildItem beans) {
         recorder.bind(limits.resourceMethods());
         return new ServiceStartBuildItem(FEATURE);
-    }
-
-    /** Dev mode only: a card listing every limit as declared (configuration can change them at run time). */
-    @BuildStep(onlyIf = IsDevelopment.class)
-    @Consume(ValidatedLimitsBuildItem.class)
-    CardPageBuildItem devUi(LimitsBuildItem limits) {
-        List<Map<String, Object>> rows = new ArrayList<>();
-        for (ResourceMethodLimits method : limits.resourceMethods()) {
-            for (LimitDeclaration limit : LimitResolver.resolve(null, method.declarations()).limits()) {
-                rows.add(row(method.declarations().where(), "resource method", limit));
-            }
-        }
-        CardPageBuildItem card = new CardPageBuildItem();
-        card.addBuildTimeData("limits", rows);
-        card.addPage(Page.tableDataPageBuilder("Limits")
-                .icon("font-awesome-solid:gauge-high")
-                .staticLabel(String.valueOf(rows.size()))
-                .buildTimeDataKey("limits")
-                .showColumn("method").showColumn("name").showColumn("permitLimit").showColumn("windowSeconds")
-                .showColumn("algorithm").showColumn("cost").showColumn("scope").showColumn("declaredOn"));
-        return card;
-    }
-
-    private static Map<String, Object> row(String where, String kind, LimitDeclaration limit) {
-        Map<String, Object> row = new LinkedHashMap<>();
-        row.put("method", where);
-        row.put("kind", kind);
-        row.put("name", limit.name());
-        row.put("permitLimit", limit.permitLimit());
-        row.put("windowSeconds", limit.windowSeconds());
-        row.put("algorithm", limit.algorithm().name());
-        row.put("cost", limit.cost());
-        row.put("scope", limit.scope().name());
-        row.put("declaredOn", limit.declaredOn().name().toLowerCase(Locale.ROOT));
-        return row;
     }
 }
