@@ -8,7 +8,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Keeps the counts. The default is the in-process {@code dev.ratelimit.core.store.InProcessRateLimitStore};
- * {@code ratelimit-redis} brings a shared one; an application replaces it with a CDI bean implementing
+ * a store module brings a shared one; an application replaces it with a CDI bean implementing
  * this interface that is an enabled {@code @Alternative}. The engine bounds every store by
  * {@code ratelimit.store.timeout-millis} and applies {@code ratelimit.store.on-failure} around it, so a
  * store implements neither.
@@ -140,7 +140,7 @@ public interface RateLimitStore {
     }
 
     /**
-     * How metrics and logs name this store: {@code in-process}, {@code redis}, or by default the class name.
+     * How metrics and logs name this store: {@code in-process}, a shared store's short name, else the class name.
      */
     default String storeName() {
         return getClass().getName();

@@ -218,7 +218,6 @@ class StartupValidationTest {
             "ratelimit.plans.gold.limits.burst.permit-limit, 0",
             "ratelimit.store.timeout-millis, 0",
             "ratelimit.store.on-failure, retry",
-            "ratelimit.redis.timeout-millis, forever",
             "ratelimit.test.manual-clock, yes",
             "ratelimit.limits.burst.max-wait-millis, -1",
             "ratelimit.limits.burst.max-wait-millis, soon",

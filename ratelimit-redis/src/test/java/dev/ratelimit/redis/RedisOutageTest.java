@@ -16,6 +16,7 @@ import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import dev.ratelimit.core.testing.LogRecords;
+import dev.ratelimit.redis.cdi.RedisSettings;
 import dev.ratelimit.redis.internal.RedisKeys;
 import dev.ratelimit.redis.testing.RedisServerExtension;
 import dev.ratelimit.redis.testing.Resp;
@@ -166,8 +167,8 @@ class RedisOutageTest {
 
     @Test
     void theOlderRedisSpellingsOfTheTimeoutAndTheFailurePolicyStillWork() throws Exception {
-        Guarded old = guarded("old", Map.of(RateLimitSettings.REDIS_TIMEOUT_MILLIS, "600",
-                RateLimitSettings.REDIS_ON_FAILURE, "allow"));
+        Guarded old = guarded("old", Map.of(RedisSettings.OLDER_TIMEOUT_MILLIS, "600",
+                RedisSettings.OLDER_ON_FAILURE, "allow"));
         awaitRedis(old);
         assertThat(old.engine.binder().summary()).contains("timeout 600 ms, on failure allow");
         try (Resp resp = REDIS.client()) {

@@ -53,10 +53,6 @@ public final class RateLimitSettings {
     public static final String STORE_REFUSAL_MEMORY_MILLIS = "ratelimit.store.refusal-memory-millis";
     /** How long after a store was unreachable the failure policy answers without calling it. */
     public static final String STORE_RETRY_MILLIS = "ratelimit.store.retry-millis";
-    /** The older spelling of {@link #STORE_TIMEOUT_MILLIS}, still read when that key is unset. */
-    public static final String REDIS_TIMEOUT_MILLIS = "ratelimit.redis.timeout-millis";
-    /** The older spelling of {@link #STORE_ON_FAILURE}, still read when that key is unset. */
-    public static final String REDIS_ON_FAILURE = "ratelimit.redis.on-failure";
     /**
      * The secret that keys the digests of {@code per = ARGUMENT} limits' values (an account, a phone number): at least
      * {@value #MIN_KEY_SECRET_LENGTH} characters; required with a shared store, else a random one per start.
@@ -105,8 +101,8 @@ public final class RateLimitSettings {
     private final String keySecret;
     private final LimitOverrides overrides;
 
-    private RateLimitSettings(SettingsSource source) {
-        SettingsReader read = new SettingsReader(source);
+    private RateLimitSettings(SettingsSource source, KeyCatalogue catalogue) {
+        SettingsReader read = new SettingsReader(source, catalogue);
         this.read = read;
         this.enabled = read.bool(ENABLED, true);
         this.mode = read.mode(MODE, RateLimitMode.ENFORCE);
@@ -140,12 +136,9 @@ public final class RateLimitSettings {
             this.global = null;
         }
         this.plans = read.plans(PLANS);
-        String timeoutKey = read.text(STORE_TIMEOUT_MILLIS) != null || read.text(REDIS_TIMEOUT_MILLIS) == null
-                ? STORE_TIMEOUT_MILLIS : REDIS_TIMEOUT_MILLIS;
-        this.timeoutMillis = read.integer(timeoutKey, DEFAULT_TIMEOUT_MILLIS, 1, MAX_TIMEOUT_MILLIS);
-        String onFailureKey = read.text(STORE_ON_FAILURE) != null || read.text(REDIS_ON_FAILURE) == null
-                ? STORE_ON_FAILURE : REDIS_ON_FAILURE;
-        this.onFailure = read.onFailure(onFailureKey);
+        // a module's older name for a key (KeyCatalogue.Alias) is read when the key is unset: the reader knows them
+        this.timeoutMillis = read.integer(STORE_TIMEOUT_MILLIS, DEFAULT_TIMEOUT_MILLIS, 1, MAX_TIMEOUT_MILLIS);
+        this.onFailure = read.onFailure(STORE_ON_FAILURE);
         this.refusalMemoryMillis = read.integer(STORE_REFUSAL_MEMORY_MILLIS, DEFAULT_REFUSAL_MEMORY_MILLIS, 0,
                 MAX_STORE_MILLIS);
         this.retryMillis = read.integer(STORE_RETRY_MILLIS, DEFAULT_RETRY_MILLIS, 0, MAX_STORE_MILLIS);
@@ -161,9 +154,17 @@ public final class RateLimitSettings {
         overrides.validateListed(plans);
     }
 
-    /** Reads and validates the settings. @throws InvalidRateLimitException naming the key and the value */
+    /**
+     * Reads and validates the settings, with the keys and older names of the modules on the class path
+     * ({@link KeyCatalogue#installed()}). @throws InvalidRateLimitException naming the key and the value
+     */
     public static RateLimitSettings load(SettingsSource source) {
-        return new RateLimitSettings(source);
+        return load(source, KeyCatalogue.installed());
+    }
+
+    /** Reads and validates the settings with the keys of {@code catalogue} (tests). */
+    static RateLimitSettings load(SettingsSource source, KeyCatalogue catalogue) {
+        return new RateLimitSettings(source, catalogue);
     }
 
     /** Settings from a map (tests, and applications without MicroProfile Config). */
@@ -227,12 +228,12 @@ public final class RateLimitSettings {
         return plans;
     }
 
-    /** {@value #STORE_TIMEOUT_MILLIS} (or {@value #REDIS_TIMEOUT_MILLIS}). */
+    /** {@value #STORE_TIMEOUT_MILLIS} (or an older name a module keeps for it, see {@link KeyCatalogue.Alias}). */
     public int timeoutMillis() {
         return timeoutMillis;
     }
 
-    /** {@value #STORE_ON_FAILURE} (or {@value #REDIS_ON_FAILURE}). */
+    /** {@value #STORE_ON_FAILURE} (or an older name a module keeps for it, see {@link KeyCatalogue.Alias}). */
     public OnFailure onFailure() {
         return onFailure;
     }

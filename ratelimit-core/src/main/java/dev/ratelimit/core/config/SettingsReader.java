@@ -24,15 +24,24 @@ import java.util.concurrent.ConcurrentHashMap;
  * the value. Values are stripped; a blank value counts as unset.
  *
  * <p>It remembers every key it was asked for ({@link #wasRead}): a key the settings read is a setting, so a new key
- * needs no list of its own to be told from a typo ({@link UnknownKeys}). Thread-safe.
+ * needs no list of its own to be told from a typo ({@link UnknownKeys}). A key that a module keeps an older name for
+ * ({@link KeyCatalogue#aliasesOf}) is read under that name when it is unset itself, and a malformed value is named as it
+ * was written. Thread-safe.
  */
 final class SettingsReader {
 
     private final SettingsSource source;
+    private final KeyCatalogue catalogue;
     private final Set<String> read = ConcurrentHashMap.newKeySet();
 
-    SettingsReader(SettingsSource source) {
+    SettingsReader(SettingsSource source, KeyCatalogue catalogue) {
         this.source = source;
+        this.catalogue = catalogue;
+    }
+
+    /** The catalogue whose keys and older names this reader knows. */
+    KeyCatalogue catalogue() {
+        return catalogue;
     }
 
     /** The keys the source lists. */
@@ -50,14 +59,36 @@ final class SettingsReader {
         return Set.copyOf(read);
     }
 
-    /** The stripped value of {@code key}, or null when unset or blank. */
+    /** The stripped value of {@code key} (or of its older name, when only that is set), or null when unset or blank. */
     String text(String key) {
+        return value(spelling(key));
+    }
+
+    /**
+     * The name whose value stands for {@code key}: {@code key} itself when it is set or has no older name that is, else
+     * the first of its older names that is set.
+     */
+    String spelling(String key) {
+        List<String> older = catalogue.aliasesOf(key);
+        if (older.isEmpty() || value(key) != null) {
+            return key;
+        }
+        for (String name : older) {
+            if (value(name) != null) {
+                return name;
+            }
+        }
+        return key;
+    }
+
+    private String value(String key) {
         read.add(key);
         return source.value(key).map(String::strip).filter(v -> !v.isEmpty()).orElse(null);
     }
 
     /** {@code key} as an integer from {@code min} to {@code max}, or {@code fallback} when unset. */
     int integer(String key, int fallback, int min, int max) {
+        key = spelling(key);
         String value = text(key);
         if (value == null) {
             return fallback;
@@ -75,6 +106,7 @@ final class SettingsReader {
 
     /** {@code key} as {@code true} or {@code false} (any case), or {@code fallback} when unset. */
     boolean bool(String key, boolean fallback) {
+        key = spelling(key);
         String value = text(key);
         if (value == null) {
             return fallback;
@@ -103,6 +135,7 @@ final class SettingsReader {
 
     /** HTTP statuses, codes and ranges ({@link FailureStatuses}), or null when unset. */
     FailureStatuses failureStatuses(String key) {
+        key = spelling(key);
         String value = text(key);
         if (value == null) {
             return null;
@@ -126,6 +159,7 @@ final class SettingsReader {
      * @param expected the values, as the message of a malformed one names them
      */
     <E extends Enum<E>> E choice(String key, Class<E> type, E fallback, String expected) {
+        key = spelling(key);
         String value = text(key);
         if (value == null) {
             return fallback;
@@ -139,6 +173,7 @@ final class SettingsReader {
 
     /** {@code key} as the order of the default partitioner (principal, header, address); {@code principal, header} when unset. */
     List<PartitionSource> partitionBy(String key, String headerKey, String header) {
+        key = spelling(key);
         String text = text(key);
         if (text == null) {
             return List.of(PartitionSource.PRINCIPAL, PartitionSource.HEADER);
@@ -166,6 +201,7 @@ final class SettingsReader {
 
     /** {@code key} as addresses and CIDR ranges, comma-separated; none when unset. */
     List<AddressRange> addressRanges(String key) {
+        key = spelling(key);
         String text = text(key);
         if (text == null) {
             return List.of();
@@ -183,6 +219,7 @@ final class SettingsReader {
 
     /** {@code key} as plan names, comma-separated, in order, each with its {@code <key>.<plan>.role}; none when unset. */
     List<Plan> plans(String key) {
+        key = spelling(key);
         String text = text(key);
         if (text == null) {
             return List.of();

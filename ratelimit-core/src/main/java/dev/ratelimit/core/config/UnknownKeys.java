@@ -19,13 +19,11 @@ import java.util.TreeSet;
  * declared one only in case (names are case-sensitive), a plan outside {@code ratelimit.plans}, a property that does
  * not exist; and an environment variable {@code RATELIMIT_...} that stands for no such key (docs/configuration.md,
  * "Mistakes"). A key that the settings read is a setting ({@link SettingsReader#wasRead}); so is every
- * key of the reference ({@link KeyCatalogue}), which lists what other modules read too (the stores, live values, the
- * admin API): a module's key is known by being catalogued.
+ * key of the reference ({@link KeyCatalogue}), which lists what other modules read too (the stores, through their
+ * {@link KeyProvider}, live values, the admin API): a module's key is known by being catalogued.
  */
 final class UnknownKeys {
 
-    /** The reference's keys that a configuration sets as they are written. */
-    private static final Set<String> CATALOGUED = KeyCatalogue.fixedNames();
     /** How an environment variable that sets a {@code ratelimit.*} key begins. */
     static final String ENVIRONMENT_PREFIX = "RATELIMIT_";
 
@@ -38,6 +36,7 @@ final class UnknownKeys {
      * @param declared every limit name the application declares (annotations and the global limit)
      */
     static List<String> of(SettingsReader read, LimitOverrides overrides, List<Plan> plans, Set<String> declared) {
+        Set<String> catalogued = read.catalogue().fixedNames();
         Set<String> known = new LinkedHashSet<>(declared);
         known.addAll(overrides.configuredLimits());
         Set<String> keys = new TreeSet<>();
@@ -58,7 +57,7 @@ final class UnknownKeys {
                 continue;
             }
             if (key.startsWith(ENVIRONMENT_PREFIX)) {
-                String warning = environmentWarning(key, read, plans, known);
+                String warning = environmentWarning(key, read, catalogued, plans, known);
                 if (warning != null) {
                     warnings.add(warning);
                 }
@@ -83,7 +82,7 @@ final class UnknownKeys {
                 if (warning != null) {
                     warnings.add(warning);
                 }
-            } else if (!read.wasRead(key) && !CATALOGUED.contains(key)) {
+            } else if (!read.wasRead(key) && !catalogued.contains(key)) {
                 warnings.add(key + " is not a ratelimit setting");
             }
         }
@@ -125,8 +124,9 @@ final class UnknownKeys {
     }
 
     /** The warning for an environment variable {@code RATELIMIT_...} that stands for no key, or null. */
-    private static String environmentWarning(String variable, SettingsReader read, List<Plan> plans, Set<String> known) {
-        for (String key : CATALOGUED) {
+    private static String environmentWarning(String variable, SettingsReader read, Set<String> catalogued,
+                                             List<Plan> plans, Set<String> known) {
+        for (String key : catalogued) {
             if (environmentName(key).equals(variable)) {
                 return null;
             }

@@ -52,7 +52,7 @@ public final class KeySecretFingerprint {
 
     /**
      * Leaves the fingerprint of {@code secret} in {@code store} and compares it with the one kept there. The engine
-     * calls it when it binds the limits; a store whose connection starts later (the Quarkus Redis client, on Vert.x)
+     * calls it when it binds the limits; a store whose connection starts later (a shared store on Quarkus' client)
      * answers then that it cannot keep one yet, and its producer calls this again once it can.
      *
      * @throws InvalidRateLimitException naming {@code ratelimit.key-secret} (not its value) when the store keeps

@@ -24,7 +24,7 @@ final class OutageLog {
     private final AtomicLong failures = new AtomicLong();
 
     /**
-     * @param store       names the store, e.g. {@code "the store RedisRateLimitStore(uri=redis://host:6379)"}
+     * @param store       names the store, e.g. {@code "the store SharedStore(uri=host:6379)"}
      * @param consequence what calls get meanwhile, e.g. {@code "requests fail with 500"}
      */
     OutageLog(String store, String consequence) {

@@ -31,7 +31,7 @@ public interface RateLimitMetrics {
     /**
      * The histogram buckets of {@value #STORE_DURATION}, for every metrics library: from 10 µs (the in-process
      * store decides in well under that) to 2.5 s (past any sensible {@code ratelimit.store.timeout-millis}), so
-     * that a quantile can tell a healthy Redis round trip (sub-millisecond on a LAN) from a timeout.
+     * that a quantile can tell a healthy shared store's round trip (sub-millisecond on a LAN) from a timeout.
      */
     List<Duration> STORE_DURATION_BUCKETS = List.of(
             Duration.ofNanos(10_000), Duration.ofNanos(50_000), Duration.ofNanos(100_000), Duration.ofNanos(250_000),

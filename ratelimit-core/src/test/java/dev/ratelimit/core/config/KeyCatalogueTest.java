@@ -1,10 +1,15 @@
 package dev.ratelimit.core.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.config.KeyCatalogue.Key;
+import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,18 +21,23 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The reference ({@link KeyCatalogue}, and the page generated from it) holds every key the engine's settings read, and
  * only those, with the defaults the code really uses: a recording {@link SettingsSource} notes every key that
- * {@link RateLimitSettings}, {@link AdminSettings} and {@link LimitsFile} ask for across a few configurations.
+ * {@link RateLimitSettings}, {@link AdminSettings} and {@link LimitsFile} ask for across a few configurations. And the
+ * core's catalogue is the core's keys: a module's keys and older names come from its {@link KeyProvider}.
  */
 class KeyCatalogueTest {
+
+    /** The catalogue without any module's keys. */
+    private static final KeyCatalogue CORE = KeyCatalogue.of(List.of());
 
     /** The catalogue's name of {@code key}: the pattern it matches, {@code <name>} and {@code <plan>} standing for any name. */
     static Optional<String> entryFor(String key) {
         String found = null;
-        for (Key entry : KeyCatalogue.keys()) {
+        for (Key entry : CORE.keys()) {
             String regex = Pattern.quote(entry.name()).replace("<name>", "\\E.+\\Q").replace("<plan>", "\\E.+\\Q");
             if (key.matches(regex)) {
                 assertThat(found).as("%s matches both %s and %s", key, found, entry.name()).isNull();
@@ -62,7 +72,7 @@ class KeyCatalogueTest {
                     .isPresent();
             readAs.add(entry.get());
         }
-        assertThat(readAs).as("the keys of KeyCatalogue that ratelimit-core reads").isEqualTo(KeyCatalogue.namesReadBy("ratelimit-core"));
+        assertThat(readAs).as("the keys of KeyCatalogue that ratelimit-core reads").isEqualTo(CORE.namesReadBy("ratelimit-core"));
     }
 
     @Test
@@ -70,7 +80,7 @@ class KeyCatalogueTest {
         // a partition header and a global limit, so that partition-by's default and the global limit's values apply
         Map<String, String> base = Map.of("ratelimit.partition-header", "X-Api-Key", "ratelimit.global.permit-limit", "5");
         int checked = 0;
-        for (Key key : KeyCatalogue.keys()) {
+        for (Key key : CORE.keys()) {
             if (!key.artifact().equals("ratelimit-core") || key.defaultValue() == null || key.name().contains("<")) {
                 continue;
             }
@@ -91,11 +101,98 @@ class KeyCatalogueTest {
                 .as("ratelimit.refresh-seconds with ratelimit.limits-file set").isEqualTo(10);
         RateLimitSettings older = RateLimitSettings.of(Map.of());
         assertThat(older.timeoutMillis()).isEqualTo(RateLimitSettings.DEFAULT_TIMEOUT_MILLIS);
-        assertThat(RateLimitSettings.of(Map.of("ratelimit.redis.timeout-millis", "900")).timeoutMillis())
-                .as("the older spelling, read when ratelimit.store.timeout-millis is unset").isEqualTo(900);
+        assertThat(RateLimitSettings.load(new Recording(Map.of(ExampleStoreKeys.TIMEOUT_MILLIS, "900")),
+                        ExampleStoreKeys.catalogue()).timeoutMillis())
+                .as("a module's older spelling, read when ratelimit.store.timeout-millis is unset").isEqualTo(900);
         assertThat(RateLimitSettings.of(Map.of()).clientAddresses().describe())
                 .as("ratelimit.trusted-proxies: none").isEqualTo(RateLimitSettings.of(Map.of("ratelimit.trusted-proxies", ""))
                         .clientAddresses().describe());
+    }
+
+    @Test
+    void theCoresCatalogueHasTheCoresKeysOnly() {
+        assertThat(CORE.keys()).isNotEmpty().allSatisfy(key -> assertThat(key.artifact()).as(key.name())
+                .isEqualTo("ratelimit-core"));
+        assertThat(CORE.aliases()).isEmpty();
+        assertThat(KeyCatalogue.installed().keys()).as("no module on the core's own class path").isEqualTo(CORE.keys());
+    }
+
+    @Test
+    void aModulesKeysAndOlderNamesComeFromItsProvider() {
+        KeyCatalogue catalogue = ExampleStoreKeys.catalogue();
+
+        assertThat(catalogue.namesReadBy(ExampleStoreKeys.ARTIFACT)).containsExactly(ExampleStoreKeys.ON_FAILURE,
+                ExampleStoreKeys.THREADS, ExampleStoreKeys.TIMEOUT_MILLIS, ExampleStoreKeys.URI);
+        assertThat(catalogue.aliasesOf(RateLimitSettings.STORE_TIMEOUT_MILLIS)).containsExactly(ExampleStoreKeys.TIMEOUT_MILLIS);
+        assertThat(catalogue.aliasesOf(RateLimitSettings.STORE_RETRY_MILLIS)).isEmpty();
+        assertThat(catalogue.fixedNames()).containsAll(CORE.fixedNames()).contains(ExampleStoreKeys.URI,
+                ExampleStoreKeys.TIMEOUT_MILLIS);
+        Key older = catalogue.keys().stream().filter(k -> k.name().equals(ExampleStoreKeys.TIMEOUT_MILLIS)).findFirst()
+                .orElseThrow();
+        assertThat(older).isEqualTo(new Key(ExampleStoreKeys.TIMEOUT_MILLIS, KeyCatalogue.Section.STORES,
+                "integer, milliseconds, 1 .. 60000", null, "`ratelimit.store.timeout-millis` applies", false,
+                ExampleStoreKeys.ARTIFACT,
+                "The older spelling of `ratelimit.store.timeout-millis`, read when that key is unset."));
+        List<String> stores = catalogue.keys().stream().filter(k -> k.section() == KeyCatalogue.Section.STORES)
+                .map(Key::name).toList();
+        assertThat(stores.subList(stores.size() - 4, stores.size())).as("a module's keys after the core's, in its order")
+                .containsExactly(ExampleStoreKeys.URI, ExampleStoreKeys.THREADS, ExampleStoreKeys.TIMEOUT_MILLIS,
+                        ExampleStoreKeys.ON_FAILURE);
+        assertThat(catalogue.keys().get(catalogue.keys().size() - 1).section()).as("the sections keep their order")
+                .isEqualTo(KeyCatalogue.Section.TESTS);
+    }
+
+    @Test
+    void aProviderIsFoundThroughTheContextClassLoader(@TempDir Path services) throws IOException {
+        Path file = services.resolve("META-INF/services/" + KeyProvider.class.getName());
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, ExampleStoreKeys.class.getName() + "\n");
+        try (URLClassLoader application = new URLClassLoader(new URL[] {services.toUri().toURL()},
+                KeyCatalogueTest.class.getClassLoader())) {
+            assertThat(KeyCatalogue.discovered(application)).singleElement().isInstanceOf(ExampleStoreKeys.class);
+        }
+        assertThat(KeyCatalogue.discovered(null)).as("the core's own class loader: no module").isEmpty();
+    }
+
+    @Test
+    void aKeyListedTwiceFailsNamingItAndBothArtifacts() {
+        KeyProvider twice = () -> List.of(new Key("ratelimit.store.retry-millis", KeyCatalogue.Section.STORES, "text",
+                null, null, false, "ratelimit-other", "Again."));
+
+        assertThatThrownBy(() -> KeyCatalogue.of(List.of(twice))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("ratelimit.store.retry-millis of ratelimit-other is listed by ratelimit-core already");
+        assertThatThrownBy(() -> KeyCatalogue.of(List.of(new ExampleStoreKeys(), new ExampleStoreKeys())))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining(ExampleStoreKeys.URI);
+    }
+
+    @Test
+    void anOlderNameMustStandForAKeyTheCoresSettingsRead() {
+        for (String target : List.of("ratelimit.nothing", "ratelimit.admin.role", "ratelimit.limits-file",
+                "ratelimit.limits.<name>.mode", ExampleStoreKeys.URI)) {
+            KeyProvider provider = new KeyProvider() {
+                @Override
+                public List<Key> keys() {
+                    return new ExampleStoreKeys().keys();
+                }
+
+                @Override
+                public List<KeyCatalogue.Alias> aliases() {
+                    return List.of(new KeyCatalogue.Alias("ratelimit.example.older", target, ExampleStoreKeys.ARTIFACT));
+                }
+            };
+            assertThatThrownBy(() -> KeyCatalogue.of(List.of(provider))).as(target)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("the alias ratelimit.example.older stands for " + target + ", which is no key");
+        }
+    }
+
+    @Test
+    void aModulesKeyStartsWithTheLibrarysPrefix() {
+        KeyProvider outside = () -> List.of(new Key("example.uri", KeyCatalogue.Section.STORES, "a URI", null, null,
+                false, "ratelimit-other", "Elsewhere."));
+
+        assertThatThrownBy(() -> KeyCatalogue.of(List.of(outside))).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("example.uri does not start with ratelimit.");
     }
 
     /** What a configuration makes of everything the settings, the admin API and live values read. */
@@ -108,7 +205,7 @@ class KeyCatalogueTest {
                 LimitsFile.refreshSeconds(source, LimitsFile.path(source))).toString();
     }
 
-    /** A configuration with nothing set, one with every key set, and one with the older spellings. */
+    /** A configuration with nothing set, and one with every key set. */
     private static List<Map<String, String>> configurations() {
         List<Map<String, String>> all = new ArrayList<>();
         all.add(Map.of());
@@ -147,7 +244,6 @@ class KeyCatalogueTest {
         every.put("ratelimit.admin.role", "admin");
         every.put("ratelimit.admin.path", "/ops/limits");
         all.add(every);
-        all.add(Map.of("ratelimit.redis.timeout-millis", "100", "ratelimit.redis.on-failure", "local"));
         return all;
     }
 

@@ -12,6 +12,7 @@ import dev.ratelimit.core.config.RateLimitSettings.Effective;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
@@ -170,20 +171,21 @@ class RateLimitSettingsTest {
     // ---------------------------------------------------------------- older spellings
 
     @Test
-    void olderRedisSpellingsAreReadWhenTheStoreKeysAreUnset() {
-        RateLimitSettings settings = settings(
-                "ratelimit.redis.timeout-millis", "1000",
-                "ratelimit.redis.on-failure", "allow");
+    void aModulesOlderSpellingsAreReadWhenTheStoreKeysAreUnset() {
+        RateLimitSettings settings = withExampleStore(
+                ExampleStoreKeys.TIMEOUT_MILLIS, "1000",
+                ExampleStoreKeys.ON_FAILURE, "allow");
 
         assertThat(settings.timeoutMillis()).isEqualTo(1000);
         assertThat(settings.onFailure()).isEqualTo(OnFailure.ALLOW);
+        assertThat(settings.unknownKeys(Set.of())).isEmpty();
     }
 
     @Test
-    void olderRedisSpellingsAreIgnoredWhenTheStoreKeysAreSet() {
-        RateLimitSettings settings = settings(
-                "ratelimit.redis.timeout-millis", "1000",
-                "ratelimit.redis.on-failure", "allow",
+    void aModulesOlderSpellingsAreIgnoredWhenTheStoreKeysAreSet() {
+        RateLimitSettings settings = withExampleStore(
+                ExampleStoreKeys.TIMEOUT_MILLIS, "1000",
+                ExampleStoreKeys.ON_FAILURE, "allow",
                 "ratelimit.store.timeout-millis", "50",
                 "ratelimit.store.on-failure", "local");
 
@@ -192,14 +194,23 @@ class RateLimitSettingsTest {
     }
 
     @Test
+    void anOlderSpellingIsReadOnlyWhenItsModuleIsThere() {
+        RateLimitSettings settings = settings(ExampleStoreKeys.TIMEOUT_MILLIS, "1000");
+
+        assertThat(settings.timeoutMillis()).isEqualTo(RateLimitSettings.DEFAULT_TIMEOUT_MILLIS);
+        assertThat(settings.unknownKeys(Set.of())).containsExactly(ExampleStoreKeys.TIMEOUT_MILLIS
+                + " is not a ratelimit setting");
+    }
+
+    @Test
     void malformedOlderSpellingFailsNamingTheOlderKey() {
-        assertThatThrownBy(() -> settings("ratelimit.redis.timeout-millis", "soon"))
+        assertThatThrownBy(() -> withExampleStore(ExampleStoreKeys.TIMEOUT_MILLIS, "soon"))
                 .isInstanceOf(InvalidRateLimitException.class)
-                .hasMessage("ratelimit configuration: ratelimit.redis.timeout-millis must be an integer from 1 to 60000, "
-                        + "was \"soon\"");
-        assertThatThrownBy(() -> settings("ratelimit.redis.on-failure", "sometimes"))
+                .hasMessage("ratelimit configuration: ratelimit.example.timeout-millis must be an integer from 1 to "
+                        + "60000, was \"soon\"");
+        assertThatThrownBy(() -> withExampleStore(ExampleStoreKeys.ON_FAILURE, "sometimes"))
                 .isInstanceOf(InvalidRateLimitException.class)
-                .hasMessageContaining("ratelimit.redis.on-failure")
+                .hasMessageContaining(ExampleStoreKeys.ON_FAILURE)
                 .hasMessageContaining("\"sometimes\"");
     }
 
@@ -471,28 +482,41 @@ class RateLimitSettingsTest {
     }
 
     @Test
-    void everyKeyThatTheReferenceGivesToAnotherModuleIsNotWarnedAbout() {
+    void everyKeyThatTheCatalogueGivesToAnotherModuleIsNotWarnedAbout() {
         Map<String, String> others = new TreeMap<>();
-        for (KeyCatalogue.Key key : KeyCatalogue.keys()) {
+        for (KeyCatalogue.Key key : ExampleStoreKeys.catalogue().keys()) {
             if (!key.artifact().equals("ratelimit-core")) {
                 others.put(key.name(), "any value: not read here");
             }
         }
-        assertThat(others).as("the other modules' keys").containsKeys("ratelimit.redis.uri", "ratelimit.jcache.cache",
-                "ratelimit.jcache.threads");
+        assertThat(others).as("the other module's keys").containsOnlyKeys(ExampleStoreKeys.URI,
+                ExampleStoreKeys.THREADS, ExampleStoreKeys.TIMEOUT_MILLIS, ExampleStoreKeys.ON_FAILURE);
+        others.put(ExampleStoreKeys.TIMEOUT_MILLIS, "100");
+        others.put(ExampleStoreKeys.ON_FAILURE, "allow");
 
-        assertThat(RateLimitSettings.of(others).unknownKeys(Set.of())).isEmpty();
+        assertThat(withExampleStore(others).unknownKeys(Set.of())).isEmpty();
     }
 
     @Test
     void aMisspelledKeyOfAnotherModuleIsWarnedAboutNamingIt() {
-        RateLimitSettings settings = settings(
-                "ratelimit.jcache.caches", "ratelimit",
-                "ratelimit.redis.url", "redis://localhost:6379");
+        RateLimitSettings settings = withExampleStore(
+                "ratelimit.example.urii", "example://localhost",
+                "ratelimit.example.thread", "4");
 
         assertThat(settings.unknownKeys(Set.of())).containsExactly(
-                "ratelimit.jcache.caches is not a ratelimit setting",
-                "ratelimit.redis.url is not a ratelimit setting");
+                "ratelimit.example.thread is not a ratelimit setting",
+                "ratelimit.example.urii is not a ratelimit setting");
+    }
+
+    @Test
+    void aModulesKeyIsNotASettingWhenTheModuleIsAbsent() {
+        RateLimitSettings settings = settings(ExampleStoreKeys.URI, "example://localhost",
+                "RATELIMIT_EXAMPLE_THREADS", "4");
+
+        assertThat(settings.unknownKeys(Set.of())).containsExactly(
+                "the environment variable RATELIMIT_EXAMPLE_THREADS stands for no ratelimit setting (the reference "
+                        + "lists the keys it may set, written in capitals with _ for every other character)",
+                ExampleStoreKeys.URI + " is not a ratelimit setting");
     }
 
     @Test
@@ -616,13 +640,14 @@ class RateLimitSettingsTest {
 
     @Test
     void anEnvironmentVariableWhoseLimitNameMatchesNoDeclaredLimitIsWarnedAboutNamingIt() {
-        RateLimitSettings settings = settings(
+        RateLimitSettings settings = withExampleStore(
                 "RATELIMIT_LIMITS_LISITNG_PERMIT_LIMIT", "5",
                 "RATELIMIT_LIMITS_LISTING_PERMIT_LIMIT", "5",
                 "RATELIMIT_LIMITS_LOGIN_ADDRESS_FAILURE_STATUSES", "401",
                 "RATELIMIT_KEY_SECRET", "a secret of at least sixteen characters",
                 "RATELIMIT_STORE_TIMEOUT_MILLIS", "100",
-                "RATELIMIT_REDIS_URI", "redis://localhost:6379",
+                "RATELIMIT_EXAMPLE_URI", "example://localhost",
+                "RATELIMIT_EXAMPLE_TIMEOUT_MILLIS", "100",
                 "RATELIMITER_HOME", "not ours: another prefix");
 
         assertThat(settings.unknownKeys(Set.of("listing", "login-address"))).singleElement().asString()
@@ -681,11 +706,35 @@ class RateLimitSettingsTest {
     }
 
     private static RateLimitSettings settings(String... keysAndValues) {
+        return RateLimitSettings.of(map(keysAndValues));
+    }
+
+    /** Settings with the keys of a store module ({@link ExampleStoreKeys}) besides the core's. */
+    private static RateLimitSettings withExampleStore(String... keysAndValues) {
+        return withExampleStore(map(keysAndValues));
+    }
+
+    private static RateLimitSettings withExampleStore(Map<String, String> values) {
+        Map<String, String> copy = Map.copyOf(values);
+        return RateLimitSettings.load(new SettingsSource() {
+            @Override
+            public Optional<String> value(String key) {
+                return Optional.ofNullable(copy.get(key));
+            }
+
+            @Override
+            public Iterable<String> keys() {
+                return copy.keySet();
+            }
+        }, ExampleStoreKeys.catalogue());
+    }
+
+    private static Map<String, String> map(String... keysAndValues) {
         Map<String, String> values = new HashMap<>();
         for (int i = 0; i < keysAndValues.length; i += 2) {
             values.put(keysAndValues[i], keysAndValues[i + 1]);
         }
-        return RateLimitSettings.of(values);
+        return values;
     }
 
     @Test

@@ -8,8 +8,9 @@ import java.util.Locale;
 import org.eclipse.microprofile.config.Config;
 
 /**
- * The {@code ratelimit.jcache.*} settings, read from MicroProfile Config and validated once, at start-up. The timeout
- * and the failure policy are the engine's ({@code ratelimit.store.timeout-millis}, {@code ratelimit.store.on-failure}).
+ * The {@code ratelimit.jcache.*} settings, read from MicroProfile Config and validated once, at start-up; the reference
+ * lists them through {@link JCacheConfigKeys}. The timeout and the failure policy are the engine's
+ * ({@code ratelimit.store.timeout-millis}, {@code ratelimit.store.on-failure}).
  *
  * @param cache         {@value #CACHE}: the name of the cache that keeps the counts; null when unset (then the
  *                      in-process store counts)

@@ -10,10 +10,11 @@ import java.util.Locale;
 import org.eclipse.microprofile.config.Config;
 
 /**
- * The {@code ratelimit.redis.*} settings, read from MicroProfile Config and validated once, at start-up.
- * The timeout and the failure policy are the engine's ({@code ratelimit.store.timeout-millis} and
- * {@code ratelimit.store.on-failure}, see {@link RateLimitSettings}; {@code ratelimit.redis.timeout-millis}
- * and {@code ratelimit.redis.on-failure} are their older spelling, read there).
+ * The {@code ratelimit.redis.*} settings, read from MicroProfile Config and validated once, at start-up; the reference
+ * lists them through {@link RedisConfigKeys}. The timeout and the failure policy are the engine's
+ * ({@code ratelimit.store.timeout-millis} and {@code ratelimit.store.on-failure}, see {@link RateLimitSettings});
+ * {@value #OLDER_TIMEOUT_MILLIS} and {@value #OLDER_ON_FAILURE} are their older spelling, which this module keeps
+ * working ({@link RedisConfigKeys#aliases()}) and the engine reads when the newer key is unset.
  *
  * @param uri       {@value #URI}: where Redis is; null when unset (then the in-process store counts)
  * @param cluster   {@value #CLUSTER}: talk the Redis Cluster protocol; default false
@@ -25,6 +26,10 @@ public record RedisSettings(String uri, boolean cluster, String keyPrefix) {
     public static final String URI = "ratelimit.redis.uri";
     public static final String CLUSTER = "ratelimit.redis.cluster";
     public static final String KEY_PREFIX = "ratelimit.redis.key-prefix";
+    /** The older spelling of {@code ratelimit.store.timeout-millis}, read when that key is unset. */
+    public static final String OLDER_TIMEOUT_MILLIS = "ratelimit.redis.timeout-millis";
+    /** The older spelling of {@code ratelimit.store.on-failure}, read when that key is unset. */
+    public static final String OLDER_ON_FAILURE = "ratelimit.redis.on-failure";
 
     private static final int MAX_PREFIX_LENGTH = 256;
 

@@ -45,7 +45,7 @@ class RedisStoreProducerTest {
     static final RedisServerExtension REDIS = new RedisServerExtension();
 
     private static final List<String> KEYS = List.of(RedisSettings.URI, RedisSettings.KEY_PREFIX, RedisSettings.CLUSTER,
-            RateLimitSettings.STORE_TIMEOUT_MILLIS, RateLimitSettings.REDIS_TIMEOUT_MILLIS,
+            RateLimitSettings.STORE_TIMEOUT_MILLIS, RedisSettings.OLDER_TIMEOUT_MILLIS,
             RateLimitSettings.MAX_TRACKED_PARTITIONS, RateLimitSettings.TEST_MANUAL_CLOCK);
 
     private final ConcurrentLinkedQueue<String> logged = new ConcurrentLinkedQueue<>();

@@ -1,4 +1,4 @@
-package dev.ratelimit.quarkus.deployment;
+package dev.ratelimit.quarkus.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,7 +7,6 @@ import dev.ratelimit.core.config.KeyCatalogue;
 import dev.ratelimit.core.config.KeyCatalogue.Key;
 import dev.ratelimit.core.config.LimitsFile;
 import dev.ratelimit.core.config.RateLimitSettings;
-import dev.ratelimit.quarkus.runtime.RateLimitConfig;
 import io.quarkus.runtime.annotations.ConfigDocDefault;
 import io.smallrye.config.WithName;
 import java.lang.reflect.Field;
@@ -29,7 +28,9 @@ import org.junit.jupiter.api.Test;
  * unrecognized key when set. And it offers exactly the keys that the library's reference ({@link KeyCatalogue}, from
  * which {@code docs/configuration.md} is generated) gives to the artifacts that run on Quarkus, with the same defaults:
  * completion never offers a key the library does not read there (a plan's limit takes four properties, not a limit's
- * six; the JCache store's keys, a store for the runtimes that bring a data grid, are not Quarkus').
+ * six; the JCache store's keys, a store for the runtimes that bring a data grid, are not Quarkus'). The Redis store's
+ * keys come from its own provider: {@code ratelimit-redis} is on this module's class path (the extension's Redis
+ * client runs it), so the installed catalogue has them.
  */
 class ConfigDocumentationTest {
 
@@ -62,7 +63,10 @@ class ConfigDocumentationTest {
     void theConfigRootOffersTheReferencesKeysWithTheReferencesDefaults() {
         Map<String, String> offered = collect();
         Map<String, Key> reference = new TreeMap<>();
-        for (Key key : KeyCatalogue.keys()) {
+        KeyCatalogue catalogue = KeyCatalogue.installed();
+        assertThat(catalogue.namesReadBy("ratelimit-redis")).as("the Redis store's keys, from its provider")
+                .contains("ratelimit.redis.uri", "ratelimit.redis.timeout-millis");
+        for (Key key : catalogue.keys()) {
             assertThat(key.artifact()).as("%s: does the root offer the keys of %s? Say so in ON_QUARKUS or "
                     + "NOT_ON_QUARKUS", key.name(), key.artifact()).isIn(union(ON_QUARKUS, NOT_ON_QUARKUS));
             if (ON_QUARKUS.contains(key.artifact())) {
