@@ -7,11 +7,12 @@ import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.redis.transport.ArgumentSink;
 
 /**
- * A decision: one call of the counts script that decides limits of a request whose counts share a slot: the script's acquire ({@code a}) or decide-only
- * ({@code d}); per limit six arguments (code, permit limit, step or interval, permits, longest wait, a receipt to give
- * back first) and six integers of reply (state, permits left, reset, retry-after, receipt, wait). Two kinds: the whole
- * request at once ({@link Whole}, a decision: the common case, which nothing else wraps) and a part of it
- * ({@link Part}, its outcomes: a request split over two cluster slots, {@link SlotSplit}).
+ * A decision: one call of the counts script that decides limits of a request whose counts share a slot, the
+ * script's acquire ({@code a}) or decide-only ({@code d}); per limit six arguments (code, permit limit, step or
+ * interval, permits, longest wait, a receipt to give back first) and six integers of reply (state, permits left, reset,
+ * retry-after, receipt, wait). Two kinds: the whole request at once ({@link Whole}, a decision: the common case,
+ * which nothing else wraps) and a part of it ({@link Part}, its outcomes: a request split over two cluster slots,
+ * {@link SlotSplit}).
  */
 abstract class DecisionCall<T> extends CountsScriptCall<T> {
 

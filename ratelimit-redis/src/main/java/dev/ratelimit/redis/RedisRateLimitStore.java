@@ -200,7 +200,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
         return SlotSplit.giveBack(this, decision, limits, spent);
     }
 
-    /** One call that gives back what limits {@code limits[from .. to)} of {@code decision} spent: their counts share a slot. */
+    /** One call that gives back what limits {@code limits[from .. to)} of {@code decision} spent, sharing a slot. */
     CompletableFuture<Long> giveBack(RateLimitDecision decision, int[] limits, int from, int to) {
         GiveBackCall call = new GiveBackCall(this, decision, limits, from, to);
         transport.send(call);

@@ -223,7 +223,7 @@ public final class RefusalsAcrossInstances {
     private record Instance(RateLimitStore store, RateLimitEngine engine) {
     }
 
-    /** Instance {@code i}: an engine on a store of its own; listening (its refusals remembered) before it is returned. */
+    /** Instance {@code i}: an engine on a store of its own; listening (refusals remembered) before it is returned. */
     private Instance instance(int i) throws Exception {
         RateLimitStore store = stores.apply(i);
         RateLimitEngine engine = RateLimitEngine.builder(settings(Map.of()), store).build();
@@ -235,7 +235,7 @@ public final class RefusalsAcrossInstances {
         return instance;
     }
 
-    /** The timeout given to answer (a loaded machine must not fall back to the policy); memory long enough for any run. */
+    /** The store's timeout (a loaded machine must not fall back to the policy); memory long enough for any run. */
     private RateLimitSettings settings(Map<String, String> more) {
         Map<String, String> values = new HashMap<>(Map.of("ratelimit.store.timeout-millis",
                 Long.toString(timeout.toMillis()), "ratelimit.store.refusal-memory-millis", "60000"));
@@ -251,7 +251,7 @@ public final class RefusalsAcrossInstances {
         awaitRemembered(instance, limits, partition);
     }
 
-    /** Waits until a refused request of {@code partition} on {@code instance} is answered without a call to the store. */
+    /** Waits until a refused request of {@code partition} on {@code instance} is answered without calling the store. */
     private void awaitRemembered(Instance instance, BoundLimits limits, String partition) throws Exception {
         awaitUntil("the refusal answered at home", () -> {
             long before = calls.getAsLong();
