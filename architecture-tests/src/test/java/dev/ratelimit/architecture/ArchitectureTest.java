@@ -53,7 +53,7 @@ class ArchitectureTest {
 
     /** The library modules (artifact ids); the import must find each, and nothing else, under {@code dev.ratelimit}. */
     static final List<String> MODULES = List.of("ratelimit-core", "ratelimit-cdi", "ratelimit-jaxrs",
-            "ratelimit-openapi", "ratelimit-redis", "ratelimit-micrometer", "ratelimit-opentelemetry",
+            "ratelimit-openapi", "ratelimit-redis", "ratelimit-jcache", "ratelimit-micrometer", "ratelimit-opentelemetry",
             "ratelimit-quarkus", "ratelimit-quarkus-deployment");
     static final String CORE = "ratelimit-core";
     static final String QUARKUS_RUNTIME = "ratelimit-quarkus";

@@ -2,32 +2,23 @@ package dev.ratelimit.jcache;
 
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
-import dev.ratelimit.core.CountKey;
 import dev.ratelimit.core.RateLimitAlgorithm;
-import dev.ratelimit.core.RateLimitDecision;
-import dev.ratelimit.core.RateLimitPolicy;
-import dev.ratelimit.core.RateLimitRequest;
-import dev.ratelimit.core.RateLimitRequest.Kind;
+import dev.ratelimit.core.testing.CountingJvm;
 import dev.ratelimit.jcache.testing.HazelcastMembers;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
-import java.util.StringJoiner;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import javax.cache.Cache;
 
 /**
  * One application instance, for {@link TwoJvmsTest}: its own JVM, a Hazelcast member of its own and a store on it.
  * Prints {@code ready <port>} once its member is up (and has joined the members given), waits for a line on stdin
  * (so that the instances start together), sends its requests all at once, {@code requests} on a limit of each
- * algorithm, prints {@code admitted=<n>,<n>,<n>} (in the order of {@link RateLimitAlgorithm#values()}) and the
- * store's mode, and ends on the next line (or the end) of stdin.
+ * algorithm, prints {@code admitted=<n>,<n>,<n>} (in the order of {@link RateLimitAlgorithm#values()}:
+ * {@link CountingJvm}) and the store's mode, and ends on the next line (or the end) of stdin.
  *
  * <p>Arguments: cluster name, members to join ({@code 127.0.0.1:port,...} or {@code -}), members to wait for, mode,
  * partition, permit limit, requests per algorithm.
@@ -41,9 +32,6 @@ public final class CountingMember {
         List<String> join = args[1].equals("-") ? List.of() : Arrays.asList(args[1].split(","));
         int members = Integer.parseInt(args[2]);
         JCacheRateLimitStore.Mode mode = JCacheRateLimitStore.Mode.valueOf(args[3]);
-        String partition = args[4];
-        int permitLimit = Integer.parseInt(args[5]);
-        int requests = Integer.parseInt(args[6]);
         HazelcastInstance member = Hazelcast.newHazelcastInstance(HazelcastMembers.config(args[0], join));
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         try {
@@ -56,31 +44,8 @@ public final class CountingMember {
             Cache<String, byte[]> cache = JCacheRateLimitStore.openCache(HazelcastMembers.cacheManager(member),
                     "two-jvms", Duration.ofHours(2));
             try (JCacheRateLimitStore store = JCacheRateLimitStore.builder(cache).mode(mode).build()) {
-                List<RateLimitRequest> limits = new ArrayList<>();
-                for (RateLimitAlgorithm algorithm : RateLimitAlgorithm.values()) {
-                    // an hour: a bucket must not refill while the requests are under way
-                    RateLimitPolicy limit = new RateLimitPolicy("shared-" + algorithm.name().toLowerCase(Locale.ROOT),
-                            permitLimit, 3600, algorithm);
-                    CountKey key = new CountKey(limit.name(), null, algorithm);
-                    limits.add(RateLimitRequest.of(store.bind(key), key, limit, 1, Kind.ACQUIRE));
-                }
-                List<List<CompletableFuture<RateLimitDecision>>> inFlight = new ArrayList<>();
-                for (RateLimitRequest limit : limits) {
-                    inFlight.add(new ArrayList<>(requests));
-                }
-                for (int i = 0; i < requests; i++) {
-                    for (int k = 0; k < limits.size(); k++) {
-                        inFlight.get(k).add(store.acquire(partition, limits.get(k), 1).toCompletableFuture());
-                    }
-                }
-                StringJoiner admitted = new StringJoiner(",", "admitted=", "");
-                for (List<CompletableFuture<RateLimitDecision>> decisions : inFlight) {
-                    int allowed = 0;
-                    for (CompletableFuture<RateLimitDecision> decision : decisions) {
-                        allowed += decision.get(60, TimeUnit.SECONDS).allowed() ? 1 : 0;
-                    }
-                    admitted.add(Integer.toString(allowed));
-                }
+                String admitted = CountingJvm.admitted(store, args[4], Integer.parseInt(args[5]),
+                        Integer.parseInt(args[6]), 60);
                 System.out.println(admitted + " mode=" + store.mode());
                 System.out.flush();
                 in.readLine(); // the other instance may still be counting: its keys may live on this member

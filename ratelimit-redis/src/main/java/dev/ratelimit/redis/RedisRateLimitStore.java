@@ -32,10 +32,11 @@ import java.util.function.LongSupplier;
  * the same decisions, to the microsecond (this store's resolution).
  *
  * <p>One job: the store's contract on Redis, each call made one script call (one per slot on a cluster, when a
- * request spans two). The pieces a reader looks for under their own names are their own classes: what a call sends
- * and what its reply means ({@link LimitsCall}, {@link OneCountCall}), a request split over two slots
- * ({@link SlotSplit}), the connection ({@link RedisTransport}); the {@link Builder} stays nested, as the public way to
- * make one.
+ * request spans two). The pieces a reader looks for under their own names are their own classes: a count key bound to
+ * its Redis keys and script arguments ({@link BoundCountKey}), what a call sends and what its reply means
+ * ({@link DecisionCall}, {@link GiveBackCall}, {@link InspectCall}, {@link RestartCall}, all a
+ * {@link CountsScriptCall}), a request split over two slots ({@link SlotSplit}), the connection
+ * ({@link RedisTransport}); the {@link Builder} stays nested, as the public way to make one.
  *
  * <p>One call is one round trip: one Lua script ({@code counts.lua}; {@code EVALSHA}, {@code EVAL} only when Redis
  * does not know it yet) reads the server's clock, brings every count of the request up to date, decides them all
@@ -45,7 +46,7 @@ import java.util.function.LongSupplier;
  * ({@link #inspect}) and starting it afresh ({@link #restart}). Each count remembers the sizing tag of the request
  * that sized it ({@link RateLimitRequest#tag}, live values): a request with another tag re-sizes it first, in the same
  * script call, as the in-process store does. Keys: see {@link CountKeys}; all counts of one partition share one Redis
- * Cluster slot. What each call sends and what its reply means: {@link LimitsCall}, {@link OneCountCall}.
+ * Cluster slot.
  *
  * <p>Announcements ({@link #announceTo}): a count that refuses is flagged by the script, and a give-back or
  * a restart of a flagged count publishes its key on the channel {@code <key-prefix>announcements}, which every
@@ -97,7 +98,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
     private final boolean cluster;
     private final int mostMoves;
     /** The channel of announcements, once an engine listens; empty: nothing flagged, nothing published. */
-    private volatile byte[] channel = CountsCall.EMPTY;
+    private volatile byte[] channel = CountsScriptCall.EMPTY;
     /** Messages on the channel of announcements that were no count's key: ignored. */
     private final AtomicLong malformedAnnouncements = new AtomicLong();
 
@@ -136,7 +137,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
     /** Prepares the key's part of every count key, and the script's code for its algorithm. */
     @Override
     public Object bind(CountKey key) {
-        return new Bound(key);
+        return new BoundCountKey(key);
     }
 
     @Override
@@ -144,10 +145,10 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
         if (multiple < 1) {
             throw new IllegalArgumentException("multiple must be >= 1, was " + multiple);
         }
-        if (cluster && !oneSlot(request)) {
-            return new SlotSplit(this, partition, request, multiple, tags(partition, request), mostMoves).decide();
+        if (cluster && !SlotSplit.oneSlot(request)) {
+            return SlotSplit.decide(this, partition, request, multiple, mostMoves);
         }
-        LimitsCall.Whole call = new LimitsCall.Whole(this, partition, request, multiple);
+        DecisionCall.Whole call = new DecisionCall.Whole(this, partition, request, multiple);
         transport.send(call);
         return call;
     }
@@ -165,7 +166,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
      */
     CompletableFuture<Outcome[]> call(String partition, RateLimitRequest request, int multiple, int[] limits,
                                       String[] tags, long floorNanos, boolean spend, Outcome[] giveBack) {
-        LimitsCall.Part call = new LimitsCall.Part(this, partition, request, multiple, limits, floorNanos, spend, giveBack);
+        DecisionCall.Part call = new DecisionCall.Part(this, partition, request, multiple, limits, floorNanos, spend, giveBack);
         transport.send(call);
         return call;
     }
@@ -193,26 +194,15 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
         if (spent == 0) {
             return CompletableFuture.completedFuture(0L);
         }
-        if (!cluster || oneSlot(request, limits, spent)) {
+        if (!cluster || SlotSplit.oneSlot(request, limits, spent)) {
             return giveBack(decision, limits, 0, spent);
         }
-        int[] grouped = new int[spent];
-        int application = 0;
-        for (int k = 0; k < spent; k++) {
-            if (request.key(limits[k]).perApplication()) {
-                grouped[application++] = limits[k];
-            }
-        }
-        for (int k = 0, other = application; k < spent; k++) {
-            if (!request.key(limits[k]).perApplication()) {
-                grouped[other++] = limits[k];
-            }
-        }
-        return giveBack(decision, grouped, 0, application).thenCombine(giveBack(decision, grouped, application, spent), Long::sum);
+        return SlotSplit.giveBack(this, decision, limits, spent);
     }
 
-    private CompletableFuture<Long> giveBack(RateLimitDecision decision, int[] limits, int from, int to) {
-        OneCountCall.Release call = new OneCountCall.Release(this, decision, limits, from, to);
+    /** One call that gives back what limits {@code limits[from .. to)} of {@code decision} spent, sharing a slot. */
+    CompletableFuture<Long> giveBack(RateLimitDecision decision, int[] limits, int from, int to) {
+        GiveBackCall call = new GiveBackCall(this, decision, limits, from, to);
         transport.send(call);
         return call;
     }
@@ -223,7 +213,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
      */
     @Override
     public CompletionStage<CountState> inspect(String partition, RateLimitRequest request) {
-        OneCountCall.Inspect call = new OneCountCall.Inspect(this, partition, request);
+        InspectCall call = new InspectCall(this, partition, request);
         transport.send(call);
         return call;
     }
@@ -231,7 +221,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
     /** Deletes the count's key: every instance finds it missing, as new; announced when the count had refused. */
     @Override
     public CompletionStage<Void> restart(String partition, RateLimitRequest request) {
-        OneCountCall.Restart call = new OneCountCall.Restart(this, partition, request);
+        RestartCall call = new RestartCall(this, partition, request);
         transport.send(call);
         return call;
     }
@@ -278,49 +268,6 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
     public boolean unreachable(Throwable failure) {
         return failure instanceof TimeoutException
                 || !(failure instanceof UnexpectedReply) && transport.unreachable(failure);
-    }
-
-    /**
-     * The hash tag of each limit's count, for a request split over two slots: the partition's, or for a count per
-     * application {@link RedisKeys#APPLICATION_TAG}.
-     */
-    private static String[] tags(String partition, RateLimitRequest request) {
-        int n = request.size();
-        String[] tags = new String[n];
-        String caller = null;
-        for (int i = 0; i < n; i++) {
-            if (request.key(i).perApplication()) {
-                tags[i] = RedisKeys.APPLICATION_TAG;
-            } else {
-                if (caller == null) {
-                    caller = RedisKeys.tag(partition);
-                }
-                tags[i] = caller;
-            }
-        }
-        return tags;
-    }
-
-    /** True when the request's counts share one slot: all per application, or all per caller. */
-    private static boolean oneSlot(RateLimitRequest request) {
-        boolean first = request.key(0).perApplication();
-        for (int i = 1; i < request.size(); i++) {
-            if (request.key(i).perApplication() != first) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** True when the counts of {@code limits[0 .. n)} share one slot. */
-    private static boolean oneSlot(RateLimitRequest request, int[] limits, int n) {
-        boolean first = request.key(limits[0]).perApplication();
-        for (int k = 1; k < n; k++) {
-            if (request.key(limits[k]).perApplication() != first) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private static boolean givesBack(RateLimitDecision decision, int i) {

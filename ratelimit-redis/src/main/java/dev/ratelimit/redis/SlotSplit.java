@@ -7,6 +7,7 @@ import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.redis.internal.RedisKeys;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * One request decided on Redis Cluster whose counts lie in two slots: counts per application (all under the tag
@@ -35,6 +36,11 @@ import java.util.concurrent.CompletableFuture;
  * "same instant" is so to the clock skew between two nodes. When a call fails, the other part gives back what
  * it spent as the request fails.
  *
+ * <p>Its give-back ({@link #giveBack}) is one call per slot, each giving back the permits spent there.
+ *
+ * <p>This is all the store knows of slots: which requests span two ({@link #oneSlot}), and how one that does is
+ * decided and given back; a request whose counts share a slot is one call, the store's own.
+ *
  * <p>One per request; its stages run one after another, each on the thread that completed the one before.
  */
 final class SlotSplit {
@@ -51,8 +57,8 @@ final class SlotSplit {
     /** The limits of each part, as indices into the request: the part decided first, then the other. */
     private final int[][] parts = new int[2][];
 
-    SlotSplit(RedisRateLimitStore store, String partition, RateLimitRequest request, int multiple, String[] tags,
-              int mostMoves) {
+    private SlotSplit(RedisRateLimitStore store, String partition, RateLimitRequest request, int multiple,
+                      String[] tags, int mostMoves) {
         this.store = store;
         this.partition = partition;
         this.request = request;
@@ -82,7 +88,79 @@ final class SlotSplit {
         parts[1] = applicationWaits ? callerPart : applicationPart;
     }
 
-    CompletableFuture<RateLimitDecision> decide() {
+    /** Decides {@code request}, whose counts lie in two slots ({@link #oneSlot} false), in one call per part. */
+    static CompletableFuture<RateLimitDecision> decide(RedisRateLimitStore store, String partition,
+                                                       RateLimitRequest request, int multiple, int mostMoves) {
+        return new SlotSplit(store, partition, request, multiple, tags(partition, request), mostMoves).decide();
+    }
+
+    /**
+     * Gives back what limits {@code limits[0 .. spent)} of {@code decision} spent, their counts in two slots: one call
+     * per slot, completing with the permits given back by both.
+     */
+    static CompletionStage<Long> giveBack(RedisRateLimitStore store, RateLimitDecision decision, int[] limits,
+                                          int spent) {
+        RateLimitRequest request = decision.request();
+        int[] grouped = new int[spent];
+        int application = 0;
+        for (int k = 0; k < spent; k++) {
+            if (request.key(limits[k]).perApplication()) {
+                grouped[application++] = limits[k];
+            }
+        }
+        for (int k = 0, other = application; k < spent; k++) {
+            if (!request.key(limits[k]).perApplication()) {
+                grouped[other++] = limits[k];
+            }
+        }
+        return store.giveBack(decision, grouped, 0, application)
+                .thenCombine(store.giveBack(decision, grouped, application, spent), Long::sum);
+    }
+
+    /**
+     * The hash tag of each limit's count, for a request split over two slots: the partition's, or for a count per
+     * application {@link RedisKeys#APPLICATION_TAG}.
+     */
+    private static String[] tags(String partition, RateLimitRequest request) {
+        int n = request.size();
+        String[] tags = new String[n];
+        String caller = null;
+        for (int i = 0; i < n; i++) {
+            if (request.key(i).perApplication()) {
+                tags[i] = RedisKeys.APPLICATION_TAG;
+            } else {
+                if (caller == null) {
+                    caller = RedisKeys.tag(partition);
+                }
+                tags[i] = caller;
+            }
+        }
+        return tags;
+    }
+
+    /** True when the request's counts share one slot: all per application, or all per caller. */
+    static boolean oneSlot(RateLimitRequest request) {
+        boolean first = request.key(0).perApplication();
+        for (int i = 1; i < request.size(); i++) {
+            if (request.key(i).perApplication() != first) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** True when the counts of {@code limits[0 .. n)} share one slot. */
+    static boolean oneSlot(RateLimitRequest request, int[] limits, int n) {
+        boolean first = request.key(limits[0]).perApplication();
+        for (int k = 1; k < n; k++) {
+            if (request.key(limits[k]).perApplication() != first) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private CompletableFuture<RateLimitDecision> decide() {
         Outcome[][] spent = new Outcome[2][];
         long[] waits = new long[2];
         return call(0, 0, true, null).thenCompose(first -> {

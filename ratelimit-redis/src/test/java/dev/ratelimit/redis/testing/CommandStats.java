@@ -32,6 +32,11 @@ public record CommandStats(Map<String, Long> succeeded, Map<String, Long> failed
         return delta(succeeded, before.succeeded);
     }
 
+    /** Script calls ({@code FCALL}, {@code EVALSHA} and {@code EVAL}) that succeeded since Redis started. */
+    public long scriptCalls() {
+        return scriptCallsSince(new CommandStats(Map.of(), Map.of()));
+    }
+
     /** Script calls ({@code FCALL}, {@code EVALSHA} and {@code EVAL}) that succeeded since {@code before}. */
     public long scriptCallsSince(CommandStats before) {
         Map<String, Long> since = succeededSince(before);

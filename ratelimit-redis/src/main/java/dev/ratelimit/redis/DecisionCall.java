@@ -7,13 +7,14 @@ import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.redis.transport.ArgumentSink;
 
 /**
- * A call that decides limits of a request whose counts share a slot: the script's acquire ({@code a}) or decide-only
- * ({@code d}); per limit six arguments (code, permit limit, step or interval, permits, longest wait, a receipt to give
- * back first) and six integers of reply (state, permits left, reset, retry-after, receipt, wait). Two kinds: the whole
- * request at once ({@link Whole}, a decision: the common case, which nothing else wraps) and a part of it
- * ({@link Part}, its outcomes: a request split over two cluster slots, {@link SlotSplit}).
+ * A decision: one call of the counts script that decides limits of a request whose counts share a slot, the
+ * script's acquire ({@code a}) or decide-only ({@code d}); per limit six arguments (code, permit limit, step or
+ * interval, permits, longest wait, a receipt to give back first) and six integers of reply (state, permits left, reset,
+ * retry-after, receipt, wait). Two kinds: the whole request at once ({@link Whole}, a decision: the common case,
+ * which nothing else wraps) and a part of it ({@link Part}, its outcomes: a request split over two cluster slots,
+ * {@link SlotSplit}).
  */
-abstract class LimitsCall<T> extends CountsCall<T> {
+abstract class DecisionCall<T> extends CountsScriptCall<T> {
 
     private static final long NANOS_PER_MICRO = 1_000L;
     private static final long LONGEST_WAIT_MICROS = 1L << 52;
@@ -30,7 +31,7 @@ abstract class LimitsCall<T> extends CountsCall<T> {
     /** Outcomes of an earlier call over the same limits whose permits go back first; null: none. */
     private final Outcome[] giveBack;
 
-    LimitsCall(RedisRateLimitStore store, String partition, RateLimitRequest request, int multiple, int[] limits,
+    DecisionCall(RedisRateLimitStore store, String partition, RateLimitRequest request, int multiple, int[] limits,
                long floorNanos, boolean spend, Outcome[] giveBack) {
         super(store, spend ? ACQUIRE : DECIDE, FIELDS * (limits == null ? request.size() : limits.length));
         this.partition = partition;
@@ -54,7 +55,7 @@ abstract class LimitsCall<T> extends CountsCall<T> {
     @Override
     public final void writeKey(int k, ArgumentSink sink) {
         int i = limit(k);
-        sink.key(store.prefix(), request.key(i).partition(partition), Bound.of(request, i).suffix);
+        sink.key(store.prefix(), request.key(i).partition(partition), BoundCountKey.of(request, i).suffix);
     }
 
     @Override
@@ -71,9 +72,9 @@ abstract class LimitsCall<T> extends CountsCall<T> {
         int k = (j - 1) / FIELDS;
         int i = limit(k);
         switch ((j - 1) % FIELDS) {
-            case 0 -> sink.bytes(Bound.of(request, i).code(request.kind(i), request.tag(i), request.policy(i)));
-            case 1 -> sink.number(Bound.of(request, i).arguments(request.policy(i)).limit);
-            case 2 -> sink.number(Bound.of(request, i).arguments(request.policy(i)).size);
+            case 0 -> sink.bytes(BoundCountKey.of(request, i).code(request.kind(i), request.tag(i), request.policy(i)));
+            case 1 -> sink.number(BoundCountKey.of(request, i).arguments(request.policy(i)).limit);
+            case 2 -> sink.number(BoundCountKey.of(request, i).arguments(request.policy(i)).size);
             case 3 -> sink.number((long) request.cost(i) * multiple);
             // rounded down to whole microseconds: grants fall on whole microseconds, so none is lost; a double holds
             // them exactly up to 2^53, and a wait of 2^52 (142 years) is as good as any longer one
@@ -110,7 +111,7 @@ abstract class LimitsCall<T> extends CountsCall<T> {
     }
 
     /** The whole request, decided and spent in one call: completes with the decision. */
-    static final class Whole extends LimitsCall<RateLimitDecision> {
+    static final class Whole extends DecisionCall<RateLimitDecision> {
         Whole(RedisRateLimitStore store, String partition, RateLimitRequest request, int multiple) {
             super(store, partition, request, multiple, null, 0, true, null);
         }
@@ -122,7 +123,7 @@ abstract class LimitsCall<T> extends CountsCall<T> {
     }
 
     /** Some limits of a request: completes with their outcomes. */
-    static final class Part extends LimitsCall<Outcome[]> {
+    static final class Part extends DecisionCall<Outcome[]> {
         Part(RedisRateLimitStore store, String partition, RateLimitRequest request, int multiple, int[] limits,
              long floorNanos, boolean spend, Outcome[] giveBack) {
             super(store, partition, request, multiple, limits, floorNanos, spend, giveBack);

@@ -9,13 +9,14 @@ import dev.ratelimit.redis.internal.RedisKeys;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The store's handle on the counts of one {@link CountKey} ({@link RedisRateLimitStore#bind}), made once at deployment:
- * the end of their keys, and the script's code of their algorithm for each kind, as the bytes the script is sent.
+ * A count key bound to its Redis keys and script arguments: the store's handle on the counts of one {@link CountKey}
+ * ({@link RedisRateLimitStore#bind}), made once at deployment. It holds the end of their keys, and the script's code
+ * of their algorithm for each kind, as the bytes the script is sent.
  * Immutable but for two caches, each replaced whole: {@code last}, the arguments of the last policy seen (limits sharing
  * a name may differ in size), and {@code tagged}, the codes with the last sizing tag and window seen (live values change
  * them rarely).
  */
-final class Bound {
+final class BoundCountKey {
 
     /** Microseconds in one step of a one-second window: a step is an eighth of the window. */
     private static final long MICROS_PER_STEP_SECOND = 125_000L;
@@ -29,7 +30,7 @@ final class Bound {
     private volatile PolicyArguments last;
     private volatile TaggedCodes tagged;
 
-    Bound(CountKey key) {
+    BoundCountKey(CountKey key) {
         this.key = key;
         this.suffix = RedisKeys.suffix(key).getBytes(StandardCharsets.UTF_8);
         String algorithm = switch (key.algorithm()) {
@@ -51,8 +52,8 @@ final class Bound {
     }
 
     /** The handle of limit {@code i}: the one bound at deployment, or one made now for a request made by hand. */
-    static Bound of(RateLimitRequest request, int i) {
-        return request.handle(i) instanceof Bound b ? b : new Bound(request.key(i));
+    static BoundCountKey of(RateLimitRequest request, int i) {
+        return request.handle(i) instanceof BoundCountKey b ? b : new BoundCountKey(request.key(i));
     }
 
     /**
@@ -91,7 +92,7 @@ final class Bound {
 
     @Override
     public String toString() {
-        return "RedisRateLimitStore.Bound[" + key + "]";
+        return "RedisRateLimitStore.BoundCountKey[" + key + "]";
     }
 
     /**

@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Its fields are set before it is sent and never change, so it can be written again (a resend as {@code EVAL}).
  */
-abstract class CountsCall<T> extends CompletableFuture<T> implements ScriptCall {
+abstract class CountsScriptCall<T> extends CompletableFuture<T> implements ScriptCall {
 
     static final byte[] ACQUIRE = {'a'};
     /** Decide only: the script's acquire, spending nothing (a part of a split request that cannot go). */
@@ -33,7 +33,7 @@ abstract class CountsCall<T> extends CompletableFuture<T> implements ScriptCall 
     private final long[] reply;
 
     /** @param replySize the most integers the reply holds */
-    CountsCall(RedisRateLimitStore store, byte[] mode, int replySize) {
+    CountsScriptCall(RedisRateLimitStore store, byte[] mode, int replySize) {
         this.store = store;
         this.mode = mode;
         this.now = store.now();
