@@ -2,9 +2,11 @@ package dev.ratelimit.core.config;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.TreeSet;
@@ -79,6 +81,8 @@ public final class KeyCatalogue {
     }
 
     private static final String PREFIX = "ratelimit.";
+    /** How many providers that fail to load are passed over before the rest of a loader's are given up. */
+    private static final int MAX_FAILURES = 16;
     /** The installed catalogue, found once (see {@link #installed()}). */
     private static volatile KeyCatalogue installed;
 
@@ -183,14 +187,30 @@ public final class KeyCatalogue {
 
     /**
      * Every provider that {@code context} (may be null) or the core's class loader finds, each class once: a module
-     * deployed in an application is seen by the application's loader, one beside the core by the core's.
+     * deployed in an application is seen by the application's loader, one beside the core by the core's. A provider
+     * that cannot be loaded (another copy of the core beside it, say) is left out with a warning: its keys are then
+     * warned about as unknown, and nothing else changes.
      */
     static List<KeyProvider> discovered(ClassLoader context) {
         Set<String> seen = new TreeSet<>();
         List<KeyProvider> found = new ArrayList<>();
         ClassLoader own = KeyCatalogue.class.getClassLoader();
         for (ClassLoader loader : context == null || context == own ? List.of(own) : List.of(context, own)) {
-            for (KeyProvider provider : ServiceLoader.load(KeyProvider.class, loader)) {
+            Iterator<KeyProvider> providers = ServiceLoader.load(KeyProvider.class, loader).iterator();
+            for (int failures = 0; failures < MAX_FAILURES; ) {
+                KeyProvider provider;
+                try {
+                    if (!providers.hasNext()) {
+                        break;
+                    }
+                    provider = providers.next();
+                } catch (ServiceConfigurationError e) {
+                    failures++;
+                    System.getLogger(KeyCatalogue.class.getName()).log(System.Logger.Level.WARNING,
+                            "ratelimit: a module's configuration keys cannot be listed, they will be warned about as "
+                                    + "unknown: " + e.getMessage());
+                    continue;
+                }
                 if (seen.add(provider.getClass().getName())) {
                     found.add(provider);
                 }

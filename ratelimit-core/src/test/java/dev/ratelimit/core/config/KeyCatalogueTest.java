@@ -155,6 +155,17 @@ class KeyCatalogueTest {
     }
 
     @Test
+    void aProviderThatCannotBeLoadedIsLeftOutAndTheOthersAreFound(@TempDir Path services) throws IOException {
+        Path file = services.resolve("META-INF/services/" + KeyProvider.class.getName());
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, "dev.ratelimit.example.Missing\n" + ExampleStoreKeys.class.getName() + "\n");
+        try (URLClassLoader application = new URLClassLoader(new URL[] {services.toUri().toURL()},
+                KeyCatalogueTest.class.getClassLoader())) {
+            assertThat(KeyCatalogue.discovered(application)).singleElement().isInstanceOf(ExampleStoreKeys.class);
+        }
+    }
+
+    @Test
     void aKeyListedTwiceFailsNamingItAndBothArtifacts() {
         KeyProvider twice = () -> List.of(new Key("ratelimit.store.retry-millis", KeyCatalogue.Section.STORES, "text",
                 null, null, false, "ratelimit-other", "Again."));
