@@ -327,30 +327,30 @@ final class CountDecisions {
     }
 
     /** The refusal of a limit of failures whose table has no room: try again in a window, when counts have emptied. */
-    private static Outcome noRoom(RateLimitPolicy policy) {
+    static Outcome noRoom(RateLimitPolicy policy) {
         return new Outcome(policy, State.REFUSED, 0, policy.windowNanos(), policy.windowNanos(),
                 RateLimitDecision.NO_RECEIPT);
     }
 
     /** Spends {@code permits} from a locked, prepared count. */
-    private static Outcome spent(Count count, RateLimitPolicy policy, long now, long permits) {
+    static Outcome spent(Count count, RateLimitPolicy policy, long now, long permits) {
         long receipt = count.spend(now, permits);
         return new Outcome(policy, State.SPENT, count.remaining(now), count.resetNanos(now), 0, receipt);
     }
 
     /** Reserves {@code permits} of a locked, prepared count for the instant {@code goAt}, {@code wait} from the decision. */
-    private static Outcome reserved(Count count, RateLimitPolicy policy, long now, long goAt, long permits, long wait) {
+    static Outcome reserved(Count count, RateLimitPolicy policy, long now, long goAt, long permits, long wait) {
         long receipt = count.spendAt(now, goAt, permits);
         return new Outcome(policy, State.SPENT, count.remaining(now), count.resetNanos(now), 0, receipt, Math.max(wait, 0));
     }
 
     /** A locked, prepared count that had the permits, when another limit refused the request. */
-    private static Outcome unspent(Count count, RateLimitPolicy policy, long now) {
+    static Outcome unspent(Count count, RateLimitPolicy policy, long now) {
         return new Outcome(policy, State.UNSPENT, count.remaining(now), count.resetNanos(now), 0,
                 RateLimitDecision.NO_RECEIPT);
     }
 
-    private static Outcome refused(Count count, RateLimitPolicy policy, long now, long permits) {
+    static Outcome refused(Count count, RateLimitPolicy policy, long now, long permits) {
         return new Outcome(policy, State.REFUSED, 0, count.resetNanos(now), count.retryAfterNanos(now, permits),
                 RateLimitDecision.NO_RECEIPT);
     }

@@ -97,7 +97,7 @@ final class CountTable extends ConcurrentHashMap<String, Count> {
     }
 
     /** A count of the policy's kind (the key's algorithm may change: live values), sized by it. */
-    Count newCount(long now, RateLimitPolicy policy, int tag) {
+    static Count newCount(long now, RateLimitPolicy policy, int tag) {
         Count count = policy.algorithm() == RateLimitAlgorithm.TOKEN_BUCKET ? new BucketCount(now, policy)
                 : new WindowCount(now, policy);
         count.tag = tag;
@@ -112,23 +112,32 @@ final class CountTable extends ConcurrentHashMap<String, Count> {
      *         one of the request's size): the caller unlocks and looks it up again
      */
     boolean ready(String partition, Count count, RateLimitPolicy policy, int tag, long now) {
+        Count ready = sizedFor(count, policy, tag, now);
+        if (ready != count) {
+            count.evict();
+            replace(partition(partition), count, ready);
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * A locked count prepared for a request of {@code policy}: re-sized first when the request carries another sizing
+     * tag (live values: {@link Count#adopt}), then moved to {@code now}; or the count that replaces it (one of the new
+     * size or kind, or a bucket of the request's size for one that held nothing), created at {@code now}, not yet
+     * prepared.
+     */
+    static Count sizedFor(Count count, RateLimitPolicy policy, int tag, long now) {
         if (count.tag != tag) {
             boolean bucket = policy.algorithm() == RateLimitAlgorithm.TOKEN_BUCKET;
             Count adopted = bucket != (count instanceof BucketCount) ? newCount(now, policy, tag) : count.adopt(now, policy);
             if (adopted != count) {
                 adopted.tag = tag;
-                count.evict();
-                replace(partition(partition), count, adopted);
-                return false;
+                return adopted;
             }
             count.tag = tag;
         }
-        if (!count.prepare(now, policy)) {
-            count.evict();
-            replace(partition(partition), count, newCount(now, policy, tag));
-            return false;
-        }
-        return true;
+        return count.prepare(now, policy) ? count : newCount(now, policy, tag);
     }
 
     @Override

@@ -119,7 +119,7 @@ final class TrackedCounts {
         if (!reserve(table, now, refuses)) {
             return null;
         }
-        Count created = table.newCount(now, policy, tag);
+        Count created = CountTable.newCount(now, policy, tag);
         Count raced = table.putIfAbsent(table.partition(partition), created);
         if (raced != null) {
             release(table);

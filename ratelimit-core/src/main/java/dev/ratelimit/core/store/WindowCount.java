@@ -6,6 +6,7 @@ import dev.ratelimit.core.RateLimitDecision.State;
 import dev.ratelimit.core.RateLimitPolicy;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 
 /**
  * A window count ({@link RateLimitAlgorithm#SLIDING_WINDOW} or {@link RateLimitAlgorithm#STRICT_WINDOW}):
@@ -84,6 +85,9 @@ final class WindowCount extends Count {
     /** A count created at {@code now} by a request with {@code policy}. */
     WindowCount(long now, RateLimitPolicy policy) {
         reanchor(now, policy);
+    }
+
+    private WindowCount() {
     }
 
     @Override
@@ -313,6 +317,11 @@ final class WindowCount extends Count {
     }
 
     /** Steps a permit stays out: 8 (sliding) or 9 (strict). */
+    int stepsOut() {
+        return steps();
+    }
+
+    /** Steps a permit stays out: 8 (sliding) or 9 (strict). */
     private int steps() {
         return (window & STRICT) != 0 ? 9 : 8;
     }
@@ -422,5 +431,76 @@ final class WindowCount extends Count {
             case 7: s7 = value; break;
             default: s8 = value; break;
         }
+    }
+
+    // ---- the stored form ({@link StoredCount}): off the in-process path, for stores that keep a count as bytes ----
+
+    /** Bytes {@link #writeTo} writes for this count. Requires the lock (or a count no other thread sees). */
+    int storedBytes() {
+        return STORED_HEADER + 4 * steps() + 4 + 12 * (reserved == null ? 0 : reserved.size());
+    }
+
+    /** Header of the stored form, after the 4 bytes of {@link StoredCount}: anchor, newest, oldest, window, limit, tag. */
+    private static final int STORED_HEADER = 4 + 8 + 8 + 8 + 4 + 4 + 4;
+
+    /** Writes the fields after {@link StoredCount}'s 4 bytes (see there). Requires the lock. */
+    void writeTo(ByteBuffer out) {
+        out.putLong(anchor).putLong(newest).putLong(oldest).putInt(window).putInt(limit).putInt(tag);
+        int steps = steps();
+        for (int x = 0; x < steps; x++) {
+            out.putInt(slot(x));
+        }
+        reservedTo(out);
+    }
+
+    private void reservedTo(ByteBuffer out) {
+        if (reserved == null) {
+            out.putInt(0);
+        } else {
+            reserved.writeTo(out);
+        }
+    }
+
+    /**
+     * The count {@link #writeTo} wrote, unlocked, seen by no other thread; null when the bytes are no such count (of
+     * another length, or with impossible values).
+     */
+    static WindowCount readFrom(ByteBuffer in, int steps) {
+        if ((steps != 8 && steps != 9) || in.remaining() < STORED_HEADER - 4 + 4 * steps + 4) {
+            return null;
+        }
+        WindowCount c = new WindowCount();
+        c.anchor = in.getLong();
+        c.newest = in.getLong();
+        c.oldest = in.getLong();
+        c.window = in.getInt();
+        c.limit = in.getInt();
+        c.tag = in.getInt();
+        int seconds = c.window & SECONDS_MASK;
+        if ((c.window & ~(SECONDS_MASK | STRICT)) != 0 || ((c.window & STRICT) != 0) != (steps == 9) || seconds < 1
+                || seconds > RateLimitPolicy.MAX_WINDOW_SECONDS || c.limit < 1 || c.newest < 0 || c.oldest < 0
+                || c.oldest > c.newest) {
+            return null;
+        }
+        long sum = 0;
+        for (int x = 0; x < steps; x++) {
+            int permits = in.getInt();
+            if (permits < 0) {
+                return null;
+            }
+            c.set(x, permits);
+            sum += permits;
+        }
+        c.sum = (int) Math.min(sum, Integer.MAX_VALUE);
+        c.reserved = Reservations.readFrom(in, c.newest);
+        if (c.reserved == Reservations.MALFORMED || in.hasRemaining()) {
+            return null;
+        }
+        if (c.reserved != null && c.reserved.isEmpty()) {
+            c.reserved = null;
+        }
+        c.olderSum = c.sum - c.slot(c.index(c.newest));
+        WORD.setRelease(c, (long) c.sum & SUM_MASK); // unlocked, as lock() expects: it takes the sum from the word
+        return c;
     }
 }
