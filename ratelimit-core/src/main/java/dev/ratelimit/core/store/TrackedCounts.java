@@ -1,7 +1,6 @@
 package dev.ratelimit.core.store;
 
 import dev.ratelimit.core.CountKey;
-import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.metrics.RateLimitMetrics;
 import java.lang.System.Logger.Level;
