@@ -1,5 +1,6 @@
 package dev.ratelimit.core.store;
 
+import dev.ratelimit.core.RateLimitPolicy;
 import java.nio.ByteBuffer;
 
 /**
@@ -34,7 +35,7 @@ final class StoredCount {
         }
         ByteBuffer in = ByteBuffer.wrap(stored, 4, stored.length - 4);
         return switch (stored[0]) {
-            case WINDOW -> WindowCount.readFrom(in, stored[1]);
+            case WINDOW -> readWindow(in, stored[1]);
             case BUCKET -> stored[1] == 0 ? BucketCount.readFrom(in) : null;
             default -> null;
         };
@@ -56,10 +57,59 @@ final class StoredCount {
             bucket.writeTo(out);
             return out.array();
         }
-        WindowCount window = (WindowCount) count;
-        ByteBuffer out = ByteBuffer.allocate(window.storedBytes());
-        out.put(WINDOW).put((byte) window.stepsOut()).put((byte) flags).put((byte) 0);
-        window.writeTo(out);
+        WindowCount w = (WindowCount) count;
+        int steps = w.stepsOut();
+        ByteBuffer out = ByteBuffer.allocate(WINDOW_HEADER + 4 * steps + 4 + 12 * (w.reserved == null ? 0 : w.reserved.size()));
+        out.put(WINDOW).put((byte) steps).put((byte) flags).put((byte) 0);
+        out.putLong(w.anchor).putLong(w.newest).putLong(w.oldest).putInt(w.window).putInt(w.limit).putInt(w.tag);
+        for (int x = 0; x < steps; x++) {
+            out.putInt(w.slot(x));
+        }
+        if (w.reserved == null) {
+            out.putInt(0);
+        } else {
+            w.reserved.writeTo(out);
+        }
         return out.array();
+    }
+
+    /** Bytes of a window before its slots: kind, steps, flags, 0, anchor, newest, oldest, window, limit, tag. */
+    private static final int WINDOW_HEADER = 4 + 8 + 8 + 8 + 4 + 4 + 4;
+
+    /** The window after the first 4 bytes; null when the bytes are no such window (another length, impossible values). */
+    private static WindowCount readWindow(ByteBuffer in, int steps) {
+        if ((steps != 8 && steps != 9) || in.remaining() < WINDOW_HEADER - 4 + 4 * steps + 4) {
+            return null;
+        }
+        WindowCount w = new WindowCount();
+        w.anchor = in.getLong();
+        w.newest = in.getLong();
+        w.oldest = in.getLong();
+        w.window = in.getInt();
+        w.limit = in.getInt();
+        w.tag = in.getInt();
+        int seconds = w.window & WindowCount.SECONDS_MASK;
+        boolean strict = (w.window & WindowCount.STRICT) != 0;
+        if ((w.window & ~(WindowCount.SECONDS_MASK | WindowCount.STRICT)) != 0 || strict != (steps == 9) || seconds < 1
+                || seconds > RateLimitPolicy.MAX_WINDOW_SECONDS || w.limit < 1 || w.newest < 0 || w.oldest < 0
+                || w.oldest > w.newest) {
+            return null;
+        }
+        long sum = 0;
+        for (int x = 0; x < steps; x++) {
+            int permits = in.getInt();
+            if (permits < 0) {
+                return null;
+            }
+            w.set(x, permits);
+            sum += permits;
+        }
+        w.sum = (int) Math.min(sum, Integer.MAX_VALUE);
+        w.reserved = Reservations.readFrom(in, w.newest);
+        if (w.reserved == Reservations.MALFORMED || in.hasRemaining()) {
+            return null;
+        }
+        w.restored();
+        return w;
     }
 }

@@ -6,7 +6,6 @@ import dev.ratelimit.core.RateLimitDecision.State;
 import dev.ratelimit.core.RateLimitPolicy;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
 
 /**
  * A window count ({@link RateLimitAlgorithm#SLIDING_WINDOW} or {@link RateLimitAlgorithm#STRICT_WINDOW}):
@@ -49,8 +48,8 @@ final class WindowCount extends Count {
 
     private static final long STEP_NANOS_PER_SECOND = 125_000_000L; // a step is 1/8 of the window
     /** Set in {@code window} for a strict window. */
-    private static final int STRICT = 1 << 30;
-    private static final int SECONDS_MASK = STRICT - 1;
+    static final int STRICT = 1 << 30;
+    static final int SECONDS_MASK = STRICT - 1;
     private static final long LOCKED = 1L << 63;
     private static final long EVICTED = 1L << 62;
     private static final long VERSION_ONE = 1L << 32;
@@ -66,18 +65,19 @@ final class WindowCount extends Count {
         }
     }
 
-    private long anchor;
-    private long newest;
-    private long oldest;
+    // package-private for the stored form alone (StoredCount); every other reader is this class
+    long anchor;
+    long newest;
+    long oldest;
     /** The window in seconds, and {@link #STRICT} for a strict window. */
-    private int window;
-    private int limit;
+    int window;
+    int limit;
     /** The sum of the window, while the lock is held. */
-    private int sum;
+    int sum;
     private int olderSum;
     private int s0, s1, s2, s3, s4, s5, s6, s7, s8;
     /** Permits reserved in steps after {@code newest} (limits that wait), in order; null when none. */
-    private Reservations reserved;
+    Reservations reserved;
     /** {@code LOCKED | EVICTED | version (30 bits) | sum (32 bits)}; through {@code WORD} only. */
     @SuppressWarnings("unused")
     private volatile long word;
@@ -87,7 +87,8 @@ final class WindowCount extends Count {
         reanchor(now, policy);
     }
 
-    private WindowCount() {
+    /** An empty shell for {@link StoredCount} to fill. */
+    WindowCount() {
     }
 
     @Override
@@ -330,7 +331,7 @@ final class WindowCount extends Count {
         return (window & SECONDS_MASK) * STEP_NANOS_PER_SECOND;
     }
 
-    private int index(long step) {
+    int index(long step) {
         return (window & STRICT) != 0 ? (int) Math.floorMod(step, 9L) : (int) (step & 7);
     }
 
@@ -401,7 +402,7 @@ final class WindowCount extends Count {
         reserved = null;
     }
 
-    private int slot(int index) {
+    int slot(int index) {
         switch (index) {
             case 0: return s0;
             case 1: return s1;
@@ -419,7 +420,7 @@ final class WindowCount extends Count {
         set(index, slot(index) + delta);
     }
 
-    private void set(int index, int value) {
+    void set(int index, int value) {
         switch (index) {
             case 0: s0 = value; break;
             case 1: s1 = value; break;
@@ -433,74 +434,12 @@ final class WindowCount extends Count {
         }
     }
 
-    // ---- the stored form ({@link StoredCount}): off the in-process path, for stores that keep a count as bytes ----
-
-    /** Bytes {@link #writeTo} writes for this count. Requires the lock (or a count no other thread sees). */
-    int storedBytes() {
-        return STORED_HEADER + 4 * steps() + 4 + 12 * (reserved == null ? 0 : reserved.size());
-    }
-
-    /** Header of the stored form, after the 4 bytes of {@link StoredCount}: anchor, newest, oldest, window, limit, tag. */
-    private static final int STORED_HEADER = 4 + 8 + 8 + 8 + 4 + 4 + 4;
-
-    /** Writes the fields after {@link StoredCount}'s 4 bytes (see there). Requires the lock. */
-    void writeTo(ByteBuffer out) {
-        out.putLong(anchor).putLong(newest).putLong(oldest).putInt(window).putInt(limit).putInt(tag);
-        int steps = steps();
-        for (int x = 0; x < steps; x++) {
-            out.putInt(slot(x));
-        }
-        reservedTo(out);
-    }
-
-    private void reservedTo(ByteBuffer out) {
-        if (reserved == null) {
-            out.putInt(0);
-        } else {
-            reserved.writeTo(out);
-        }
-    }
-
     /**
-     * The count {@link #writeTo} wrote, unlocked, seen by no other thread; null when the bytes are no such count (of
-     * another length, or with impossible values).
+     * The stored form ({@link StoredCount}, which sets the fields of a count no other thread sees): makes the word and
+     * {@code olderSum} what {@link #unlock} would leave for the fields as set, so that {@link #lock} finds them so.
      */
-    static WindowCount readFrom(ByteBuffer in, int steps) {
-        if ((steps != 8 && steps != 9) || in.remaining() < STORED_HEADER - 4 + 4 * steps + 4) {
-            return null;
-        }
-        WindowCount c = new WindowCount();
-        c.anchor = in.getLong();
-        c.newest = in.getLong();
-        c.oldest = in.getLong();
-        c.window = in.getInt();
-        c.limit = in.getInt();
-        c.tag = in.getInt();
-        int seconds = c.window & SECONDS_MASK;
-        if ((c.window & ~(SECONDS_MASK | STRICT)) != 0 || ((c.window & STRICT) != 0) != (steps == 9) || seconds < 1
-                || seconds > RateLimitPolicy.MAX_WINDOW_SECONDS || c.limit < 1 || c.newest < 0 || c.oldest < 0
-                || c.oldest > c.newest) {
-            return null;
-        }
-        long sum = 0;
-        for (int x = 0; x < steps; x++) {
-            int permits = in.getInt();
-            if (permits < 0) {
-                return null;
-            }
-            c.set(x, permits);
-            sum += permits;
-        }
-        c.sum = (int) Math.min(sum, Integer.MAX_VALUE);
-        c.reserved = Reservations.readFrom(in, c.newest);
-        if (c.reserved == Reservations.MALFORMED || in.hasRemaining()) {
-            return null;
-        }
-        if (c.reserved != null && c.reserved.isEmpty()) {
-            c.reserved = null;
-        }
-        c.olderSum = c.sum - c.slot(c.index(c.newest));
-        WORD.setRelease(c, (long) c.sum & SUM_MASK); // unlocked, as lock() expects: it takes the sum from the word
-        return c;
+    void restored() {
+        olderSum = sum - slot(index(newest));
+        WORD.setRelease(this, (long) sum & SUM_MASK);
     }
 }
