@@ -29,7 +29,10 @@ import java.util.concurrent.TimeoutException;
  *   <li>never blocking the caller: a remote store completes the stage when its answer arrives, or fails it.</li>
  * </ul>
  * The abstract test class {@code dev.ratelimit.core.testing.RateLimitStoreContract} (the ratelimit-core
- * test-jar) holds a store to all of it.
+ * test-jar) holds a store to all of it. A store that keeps each count as bytes it can update atomically (a map's
+ * {@code compute}, a data grid's entry processor, a compare-and-set) need not implement any of the arithmetic: it runs
+ * the in-process store's own, {@link dev.ratelimit.core.store.CountCall} and
+ * {@link dev.ratelimit.core.store.CountSequence} (docs/stores.md, "A store of your own").
  */
 public interface RateLimitStore {
 

@@ -3,16 +3,14 @@ package dev.ratelimit.jcache;
 import dev.ratelimit.core.CountKey;
 import dev.ratelimit.core.CountState;
 import dev.ratelimit.core.RateLimitDecision;
-import dev.ratelimit.core.RateLimitDecision.Outcome;
-import dev.ratelimit.core.RateLimitDecision.State;
-import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
-import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.store.CountCall;
+import dev.ratelimit.core.store.CountSequence;
 import dev.ratelimit.jcache.internal.Announcements;
 import dev.ratelimit.jcache.internal.CacheKeys;
 import dev.ratelimit.jcache.internal.CallThreads;
-import dev.ratelimit.jcache.internal.CountCall;
+import dev.ratelimit.jcache.internal.CountProcessor;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -35,11 +33,13 @@ import javax.cache.expiry.Duration;
  * Counts in a JCache (JSR-107) cache, so that every instance of an application spends from one shared count, on the
  * data grid the runtime already has (Payara's Hazelcast; Hazelcast, Infinispan or another provider elsewhere), with
  * the semantics of the in-process store: every algorithm, any number of permits, debt, shadow limits, live values,
- * limits that wait for their permits and counts per application, to the microsecond (this store's resolution).
+ * limits that wait for their permits and counts per application, to the nanosecond. It keeps no arithmetic of its own:
+ * every call on a count runs the core's ({@link CountCall}), and a request of several limits is decided as
+ * {@link CountSequence} says.
  *
  * <p>One count is one cache entry: a string key ({@code name[/plan]|partition}) and a value of a few dozen bytes
- * that the grid keeps without the library's classes. One call to a count is one {@code Cache.invoke} with an entry
- * processor of this library, which a grid such as Hazelcast runs on the member that owns the key: one hop, atomic
+ * (the core's stored form of a count) that the grid keeps without the library's classes. One call to a count is one
+ * {@code Cache.invoke} with an entry processor of this library, which runs the core's arithmetic there: which a grid such as Hazelcast runs on the member that owns the key: one hop, atomic
  * for that key, on that member's clock, so that instances never disagree on time. A count that comes to hold
  * nothing is removed (that loses nothing: a missing count is a new one); the cache's expiry policy, refreshed on
  * write, removes the counts nobody touches again.
@@ -69,9 +69,10 @@ import javax.cache.expiry.Duration;
  * Builder#executor}) and completes the stage there: a request never blocks on the grid, and the engine's timeout and
  * failure policy apply as to any remote store. Thread-safe: every field is final; the mode of the moment is volatile.
  *
- * <p>The parts, each a class of its own in this package: which mode, and one call in it ({@code GridCalls}); a
- * request's decision over its counts ({@code CountDecisions}); what the cache's expiry keeps ({@code CacheExpiry});
- * the announcements ({@code internal.Announcements}); this class, the store's contract on them.
+ * <p>The parts, each a class of its own in this package: which mode, and one call in it
+ * ({@code ProcessorOrCompareAndSet}); the cache keys of a bound key's counts ({@code CountKeyPrefix}); what the cache's
+ * expiry keeps ({@code CacheExpiry}); the announcements ({@code internal.Announcements}); this class, the store's
+ * contract on them.
  */
 public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable {
 
@@ -96,7 +97,6 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
     public static final int DEFAULT_CAS_ATTEMPTS = 64;
 
     private static final System.Logger LOG = System.getLogger("dev.ratelimit.jcache");
-    private static final long NANOS_PER_MICRO = CountDecisions.NANOS_PER_MICRO;
 
     private final Cache<String, byte[]> cache;
     private final Executor executor;
@@ -106,8 +106,7 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
     private final CacheExpiry expiry;
     /** Null where the store does not announce (a provider other than Hazelcast). */
     private final Announcements announcements;
-    private final GridCalls calls;
-    private final CountDecisions decisions;
+    private final ProcessorOrCompareAndSet calls;
 
     private JCacheRateLimitStore(Builder b) {
         this.cache = b.cache;
@@ -122,8 +121,7 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
             this.ownExecutor = CallThreads.pool(b.threads, QUEUE);
             this.executor = ownExecutor;
         }
-        this.calls = new GridCalls(cache, b.mode, b.casAttempts);
-        this.decisions = new CountDecisions(calls, expiry, this::testNow, this::announce);
+        this.calls = new ProcessorOrCompareAndSet(cache, b.mode, b.casAttempts);
     }
 
     /** A builder for a store on {@code cache}, a cache of string keys and byte-array values. */
@@ -164,7 +162,7 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
     /** Prepares the start of every cache key of the key's counts. */
     @Override
     public Object bind(CountKey key) {
-        return new Bound(key);
+        return new CountKeyPrefix(key);
     }
 
     @Override
@@ -172,28 +170,25 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
         if (multiple < 1) {
             throw new IllegalArgumentException("multiple must be >= 1, was " + multiple);
         }
-        return submit(() -> decisions.decide(partition, request, multiple));
+        return submit(() -> {
+            expiry.check(request);
+            return CountSequence.decide(partition, request, multiple,
+                    (i, call) -> run(CountKeyPrefix.key(partition, request, i), call));
+        });
     }
 
     @Override
     public CompletionStage<Void> release(RateLimitDecision decision) {
-        RateLimitRequest request = decision.request();
         boolean any = false;
         for (int i = 0; i < decision.size(); i++) {
-            any |= givesBack(decision, i);
+            any |= CountSequence.givesBack(decision, i);
         }
         if (!any) {
             return CompletableFuture.completedFuture(null);
         }
+        RateLimitRequest request = decision.request();
         return submit(() -> {
-            long now = testNow();
-            for (int i = 0; i < decision.size(); i++) {
-                if (givesBack(decision, i)) {
-                    String key = Bound.key(decision.partition(), request, i);
-                    long[] reply = calls.run(key, CountCall.release(decision.outcome(i).receipt(), decision.permits(i), now));
-                    announceIf(reply[1], key);
-                }
-            }
+            CountSequence.release(decision, (i, call) -> run(CountKeyPrefix.key(decision.partition(), request, i), call));
             return null;
         });
     }
@@ -201,23 +196,15 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
     /** Reads the count of the request's first limit, as a request would find it, spending and writing nothing. */
     @Override
     public CompletionStage<CountState> inspect(String partition, RateLimitRequest request) {
-        return submit(() -> {
-            RateLimitPolicy policy = request.policy(0);
-            long[] reply = calls.run(Bound.key(partition, request, 0), CountCall.inspect(CountDecisions.algorithm(policy),
-                    request.tag(0), policy.windowSeconds(), policy.permitLimit(), CountDecisions.size(policy), testNow()));
-            return new CountState(policy, (int) reply[0], reply[1] < 0 ? -1 : reply[1] * NANOS_PER_MICRO, reply[2]);
-        });
+        return submit(() -> run(CountKeyPrefix.key(partition, request, 0), CountCall.inspect(request))
+                .countState(request.policy(0)));
     }
 
     /** Removes the count's entry: every instance finds it missing, as new. */
     @Override
     public CompletionStage<Void> restart(String partition, RateLimitRequest request) {
         return submit(() -> {
-            String key = Bound.key(partition, request, 0);
-            byte[] old = cache.getAndRemove(key);
-            if (old != null && old.length > 2 && (old[2] & 1) != 0) {
-                announce(key); // it had refused: whoever it refused may come back now
-            }
+            run(CountKeyPrefix.key(partition, request, 0), CountCall.restart()); // announced if it had refused
             return null;
         });
     }
@@ -299,7 +286,7 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
      */
     @Override
     public boolean unreachable(Throwable failure) {
-        return GridCalls.notReached(failure) || RateLimitStore.super.unreachable(failure);
+        return ProcessorOrCompareAndSet.notReached(failure) || RateLimitStore.super.unreachable(failure);
     }
 
     /**
@@ -331,10 +318,13 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
                 + cache.getName() + ")");
     }
 
-    private void announceIf(long flag, String key) {
-        if (flag != 0) {
+    /** Runs {@code call} on the count under {@code key}, and announces it when the reply says so. */
+    private CountCall.Reply run(String key, CountCall call) {
+        CountCall.Reply reply = calls.run(key, call, testNow());
+        if (reply.announce()) {
             announce(key);
         }
+        return reply;
     }
 
     private void announce(String key) {
@@ -354,15 +344,9 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
         }
     }
 
-    private static boolean givesBack(RateLimitDecision decision, int i) {
-        Outcome outcome = decision.outcome(i);
-        return outcome.state() == State.SPENT && decision.request().kind(i) != Kind.CHARGE
-                && outcome.receipt() != RateLimitDecision.NO_RECEIPT;
-    }
-
-    /** The test clock's reading in microseconds since the store was built; {@link CountCall#OWNERS_CLOCK} without one. */
+    /** The test clock's reading in nanoseconds since the store was built; {@link CountProcessor#OWNERS_CLOCK} without one. */
     private long testNow() {
-        return testClock == null ? CountCall.OWNERS_CLOCK : Math.floorDiv(testClock.getAsLong() - origin, NANOS_PER_MICRO);
+        return testClock == null ? CountProcessor.OWNERS_CLOCK : testClock.getAsLong() - origin;
     }
 
     /** Options of a {@link JCacheRateLimitStore}; not thread-safe. */
@@ -413,8 +397,8 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
         }
 
         /**
-         * For tests only: take time from this monotonic nanosecond clock (a manual clock, read at the store's
-         * resolution of a microsecond) instead of the clock of the member that owns a count.
+         * For tests only: take time from this monotonic nanosecond clock (a manual clock) instead of the clock of the
+         * member that owns a count.
          */
         public Builder nanoClock(LongSupplier nanoClock) {
             this.nanoClock = nanoClock;

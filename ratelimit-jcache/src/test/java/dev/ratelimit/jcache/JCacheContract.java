@@ -14,8 +14,8 @@ import org.junit.jupiter.api.BeforeAll;
 /**
  * The store contract that the in-process and the Redis stores pass, run against the JCache store on Hazelcast's
  * JCache: two real members in this JVM, the store on the first, so that about half the counts live on the other
- * member and every call to them crosses the network. Time comes from the contract's manual clock, at the store's
- * resolution of a microsecond.
+ * member and every call to them crosses the network. Time comes from the contract's manual clock, to the nanosecond
+ * (the store runs the core's arithmetic, as the in-process store does).
  *
  * <p>One cluster and one store serve every test of a class: each test's clock is plugged in when it begins (every
  * clock starts at {@link ManualClock#DEFAULT_START}, the store's origin), and each test begins on an empty cache (a
@@ -57,10 +57,5 @@ abstract class JCacheContract extends RateLimitStoreContract {
             shared = JCacheRateLimitStore.builder(cache).mode(mode()).nanoClock(() -> CLOCK.get().now()).build();
         }
         return shared;
-    }
-
-    @Override
-    protected long clockResolutionNanos() {
-        return 1_000;
     }
 }

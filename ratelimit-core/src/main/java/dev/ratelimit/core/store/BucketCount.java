@@ -7,6 +7,7 @@ import dev.ratelimit.core.RateLimitDecision.State;
 import dev.ratelimit.core.RateLimitPolicy;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 
 /**
  * A token bucket count ({@link RateLimitAlgorithm#TOKEN_BUCKET}) kept as GCRA: one instant, the
@@ -65,6 +66,14 @@ final class BucketCount extends Count {
         this.interval = interval(policy);
         this.limit = policy.permitLimit();
         this.epoch = now;
+    }
+
+    private BucketCount(long base, long interval, int limit, long epoch, long tatOffset) {
+        this.base = base;
+        this.interval = interval;
+        this.limit = limit;
+        this.epoch = epoch;
+        WORD.setRelease(this, tatOffset);
     }
 
     /**
@@ -260,5 +269,34 @@ final class BucketCount extends Count {
     @Override
     void evict() {
         WORD.setOpaque(this, (long) WORD.getOpaque(this) | EVICTED);
+    }
+
+    // ---- the stored form ({@link StoredCount}): off the in-process path, for stores that keep a count as bytes ----
+
+    /** Bytes {@link #writeTo} writes, after {@link StoredCount}'s 4: base, tat - base, epoch, interval, limit, tag. */
+    static final int STORED_BYTES = 8 + 8 + 8 + 8 + 4 + 4;
+
+    /** Writes the fields after {@link StoredCount}'s 4 bytes. Requires the lock. */
+    void writeTo(ByteBuffer out) {
+        out.putLong(base).putLong(tatOffset()).putLong(epoch).putLong(interval).putInt(limit).putInt(tag);
+    }
+
+    /** The bucket {@link #writeTo} wrote, unlocked, seen by no other thread; null when the bytes are no bucket. */
+    static BucketCount readFrom(ByteBuffer in) {
+        if (in.remaining() != STORED_BYTES) {
+            return null;
+        }
+        long base = in.getLong();
+        long tatOffset = in.getLong();
+        long epoch = in.getLong();
+        long interval = in.getLong();
+        int limit = in.getInt();
+        int tag = in.getInt();
+        if (interval <= 0 || limit < 1 || tatOffset < 0 || tatOffset > OFFSET_MASK) {
+            return null;
+        }
+        BucketCount b = new BucketCount(base, interval, limit, epoch, tatOffset);
+        b.tag = tag;
+        return b;
     }
 }

@@ -21,11 +21,12 @@ final class CountAdmin {
 
     /** {@link InProcessRateLimitStore#inspect}: the count of the request's first limit, spending nothing. */
     CountState inspect(String partition, RateLimitRequest request) {
-        CountTable table = (CountTable) request.handle(0);
+        CountTable table = CountTable.of(request, 0);
         RateLimitPolicy policy = request.policy(0);
+        String stored = tracked.stored(partition);
         while (true) {
             long now = clock.getAsLong();
-            Count count = table.count(partition);
+            Count count = table.countStored(stored);
             if (count == null) {
                 return CountState.untouched(policy);
             }
@@ -35,7 +36,7 @@ final class CountAdmin {
                     continue;
                 }
                 long at = count.notBefore(now);
-                if (!table.ready(partition, count, policy, request.tag(0), at)) {
+                if (!table.ready(stored, count, policy, request.tag(0), at)) {
                     continue;
                 }
                 return new CountState(policy, count.remaining(at), count.resetNanos(at), count.debt(at));
@@ -47,6 +48,6 @@ final class CountAdmin {
 
     /** {@link InProcessRateLimitStore#restart}: forgets the count of the request's first limit in this partition. */
     void restart(String partition, RateLimitRequest request) {
-        tracked.remove((CountTable) request.handle(0), partition);
+        tracked.remove(CountTable.of(request, 0), partition);
     }
 }

@@ -37,15 +37,18 @@ final class CountDecisions {
         // alone (Count#tryAcquire, Count#tryHold); everything else, and whatever these cannot decide, in full,
         // under the counts' locks (which decides everything: the paths below do not try these again)
         int n = request.size();
+        // the partition's stored form once per request, whatever its number of limits (a table per application
+        // ignores it: a request of that one limit digests nothing)
+        String stored = n == 1 && CountTable.of(request, 0).single() ? partition : tracked.stored(partition);
         if (multiple > 0 && n <= 2 && request.kind(0) == Kind.ACQUIRE && !request.waits()) {
-            Count count0 = ((CountTable) request.handle(0)).count(partition);
+            Count count0 = CountTable.of(request, 0).countStored(stored);
             if (n == 1 && count0 != null && count0.tag == request.tag(0)) {
                 Outcome fast = count0.tryAcquire(clock.getAsLong(), (long) request.cost(0) * multiple, request.policy(0));
                 if (fast != null) {
                     return RateLimitDecision.of(partition, request, multiple, fast);
                 }
             } else if (n == 2 && count0 != null && request.kind(1) == Kind.ACQUIRE && count0.tag == request.tag(0)) {
-                Count count1 = ((CountTable) request.handle(1)).count(partition);
+                Count count1 = CountTable.of(request, 1).countStored(stored);
                 if (count1 != null && count1.tag == request.tag(1)) {
                     RateLimitDecision both = holdBoth(partition, request, multiple, count0, count1, clock.getAsLong());
                     if (both != null) {
@@ -54,23 +57,24 @@ final class CountDecisions {
                 }
             }
         }
-        return decideInFull(partition, request, multiple);
+        return decideInFull(partition, stored, request, multiple);
     }
 
-    private RateLimitDecision decideInFull(String partition, RateLimitRequest request, int multiple) {
+    /** {@link #decide} under the counts' locks; {@code stored}: the partition's stored form ({@link TrackedCounts#stored}). */
+    private RateLimitDecision decideInFull(String partition, String stored, RateLimitRequest request, int multiple) {
         if (multiple < 1) {
             throw new IllegalArgumentException("multiple must be >= 1, was " + multiple);
         }
         if (request.size() == 1) {
-            return RateLimitDecision.of(partition, request, multiple, decideOne(partition, request, multiple));
+            return RateLimitDecision.of(partition, request, multiple, decideOne(stored, request, multiple));
         }
         if (request.size() == 2 && request.kind(0) == Kind.ACQUIRE && request.kind(1) == Kind.ACQUIRE && !request.waits()) {
-            RateLimitDecision two = decideTwo(partition, request, multiple);
+            RateLimitDecision two = decideTwo(partition, stored, request, multiple);
             if (two != null) {
                 return two;
             }
         }
-        return RateLimitDecision.ofArray(partition, request, multiple, decideAll(partition, request, multiple));
+        return RateLimitDecision.ofArray(partition, request, multiple, decideAll(stored, request, multiple));
     }
 
     /**
@@ -82,9 +86,10 @@ final class CountDecisions {
         int n = request.size();
         Count[] counts = new Count[n];
         boolean any = false;
+        String stored = tracked.stored(decision.partition());
         for (int i = 0; i < n; i++) {
             if (decision.outcome(i).spent() && request.kind(i) != Kind.CHARGE) {
-                counts[i] = ((CountTable) request.handle(i)).count(decision.partition());
+                counts[i] = CountTable.of(request, i).countStored(stored);
                 any |= counts[i] != null;
             }
         }
@@ -115,17 +120,16 @@ final class CountDecisions {
         }
     }
 
-    private Outcome decideOne(String partition, RateLimitRequest request, int multiple) {
-        CountTable table = (CountTable) request.handle(0);
+    private Outcome decideOne(String stored, RateLimitRequest request, int multiple) {
+        CountTable table = CountTable.of(request, 0);
         RateLimitPolicy policy = request.policy(0);
         Kind kind = request.kind(0);
         long permits = (long) request.cost(0) * multiple;
         while (true) {
             long now = clock.getAsLong();
-            boolean refuses = refusesWithoutRoom(request, 0);
-            Count count = tracked.find(table, partition, policy, request.tag(0), now, refuses);
+            Count count = tracked.find(table, stored, request, 0, now);
             if (count == null) {
-                return refuses ? noRoom(policy) : Outcome.uncounted(policy);
+                return refusesWithoutRoom(request, 0) ? noRoom(policy) : Outcome.uncounted(policy);
             }
             boolean live = count.lock();
             try {
@@ -133,7 +137,7 @@ final class CountDecisions {
                     continue;
                 }
                 long at = count.notBefore(now);
-                if (!table.ready(partition, count, policy, request.tag(0), at)) {
+                if (!table.ready(stored, count, policy, request.tag(0), at)) {
                     continue;
                 }
                 if (kind == Kind.CHARGE || count.has(at, permits)) {
@@ -158,9 +162,9 @@ final class CountDecisions {
      * arrays and loops. Null (nothing done) when the store has no room for a count: {@link #decideAll} decides without
      * it.
      */
-    private RateLimitDecision decideTwo(String partition, RateLimitRequest request, int multiple) {
-        CountTable table0 = (CountTable) request.handle(0);
-        CountTable table1 = (CountTable) request.handle(1);
+    private RateLimitDecision decideTwo(String partition, String stored, RateLimitRequest request, int multiple) {
+        CountTable table0 = CountTable.of(request, 0);
+        CountTable table1 = CountTable.of(request, 1);
         RateLimitPolicy policy0 = request.policy(0);
         RateLimitPolicy policy1 = request.policy(1);
         long permits0 = (long) request.cost(0) * multiple;
@@ -168,9 +172,8 @@ final class CountDecisions {
         boolean inOrder = request.lockOrder(0) == 0;
         while (true) {
             long now = clock.getAsLong();
-            Count count0 = tracked.find(table0, partition, policy0, request.tag(0), now, refusesWithoutRoom(request, 0));
-            Count count1 = count0 == null ? null
-                    : tracked.find(table1, partition, policy1, request.tag(1), now, refusesWithoutRoom(request, 1));
+            Count count0 = tracked.find(table0, stored, request, 0, now);
+            Count count1 = count0 == null ? null : tracked.find(table1, stored, request, 1, now);
             if (count1 == null) {
                 return null;
             }
@@ -188,8 +191,8 @@ final class CountDecisions {
                     }
                     long at0 = count0.notBefore(now);
                     long at1 = count1.notBefore(now);
-                    if (!table0.ready(partition, count0, policy0, request.tag(0), at0)
-                            || !table1.ready(partition, count1, policy1, request.tag(1), at1)) {
+                    if (!table0.ready(stored, count0, policy0, request.tag(0), at0)
+                            || !table1.ready(stored, count1, policy1, request.tag(1), at1)) {
                         continue;
                     }
                     boolean has0 = count0.has(at0, permits0);
@@ -234,15 +237,14 @@ final class CountDecisions {
         return both ? RateLimitDecision.of(partition, request, multiple, held, other) : null;
     }
 
-    private Outcome[] decideAll(String partition, RateLimitRequest request, int multiple) {
+    private Outcome[] decideAll(String stored, RateLimitRequest request, int multiple) {
         int n = request.size();
         Count[] counts = new Count[n];
         Outcome[] outcomes = new Outcome[n];
         while (true) {
             long now = clock.getAsLong();
             for (int i = 0; i < n; i++) {
-                counts[i] = tracked.find((CountTable) request.handle(i), partition, request.policy(i), request.tag(i), now,
-                        refusesWithoutRoom(request, i));
+                counts[i] = tracked.find(CountTable.of(request, i), stored, request, i, now);
             }
             int locked = 0;
             try {
@@ -257,7 +259,7 @@ final class CountDecisions {
                         continue;
                     }
                     long at = counts[i].notBefore(now);
-                    ready = ((CountTable) request.handle(i)).ready(partition, counts[i], request.policy(i), request.tag(i), at);
+                    ready = CountTable.of(request, i).ready(stored, counts[i], request.policy(i), request.tag(i), at);
                 }
                 if (ready) {
                     decideLocked(request, multiple, counts, now, outcomes);
@@ -322,35 +324,35 @@ final class CountDecisions {
     }
 
     /** True when limit {@code i} refuses a request for which its table has no room: an enforced limit of failures. */
-    private static boolean refusesWithoutRoom(RateLimitRequest request, int i) {
+    static boolean refusesWithoutRoom(RateLimitRequest request, int i) {
         return request.kind(i) == Kind.ACQUIRE && request.key(i).failuresOnly();
     }
 
     /** The refusal of a limit of failures whose table has no room: try again in a window, when counts have emptied. */
-    private static Outcome noRoom(RateLimitPolicy policy) {
+    static Outcome noRoom(RateLimitPolicy policy) {
         return new Outcome(policy, State.REFUSED, 0, policy.windowNanos(), policy.windowNanos(),
                 RateLimitDecision.NO_RECEIPT);
     }
 
     /** Spends {@code permits} from a locked, prepared count. */
-    private static Outcome spent(Count count, RateLimitPolicy policy, long now, long permits) {
+    static Outcome spent(Count count, RateLimitPolicy policy, long now, long permits) {
         long receipt = count.spend(now, permits);
         return new Outcome(policy, State.SPENT, count.remaining(now), count.resetNanos(now), 0, receipt);
     }
 
     /** Reserves {@code permits} of a locked, prepared count for the instant {@code goAt}, {@code wait} from the decision. */
-    private static Outcome reserved(Count count, RateLimitPolicy policy, long now, long goAt, long permits, long wait) {
+    static Outcome reserved(Count count, RateLimitPolicy policy, long now, long goAt, long permits, long wait) {
         long receipt = count.spendAt(now, goAt, permits);
         return new Outcome(policy, State.SPENT, count.remaining(now), count.resetNanos(now), 0, receipt, Math.max(wait, 0));
     }
 
     /** A locked, prepared count that had the permits, when another limit refused the request. */
-    private static Outcome unspent(Count count, RateLimitPolicy policy, long now) {
+    static Outcome unspent(Count count, RateLimitPolicy policy, long now) {
         return new Outcome(policy, State.UNSPENT, count.remaining(now), count.resetNanos(now), 0,
                 RateLimitDecision.NO_RECEIPT);
     }
 
-    private static Outcome refused(Count count, RateLimitPolicy policy, long now, long permits) {
+    static Outcome refused(Count count, RateLimitPolicy policy, long now, long permits) {
         return new Outcome(policy, State.REFUSED, 0, count.resetNanos(now), count.retryAfterNanos(now, permits),
                 RateLimitDecision.NO_RECEIPT);
     }

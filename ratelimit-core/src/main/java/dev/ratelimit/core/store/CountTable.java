@@ -3,6 +3,7 @@ package dev.ratelimit.core.store;
 import dev.ratelimit.core.CountKey;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitRequest;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLong;
@@ -59,6 +60,24 @@ final class CountTable extends ConcurrentHashMap<String, Count> {
         return get(only == null ? digest.stored(partition) : only);
     }
 
+    /**
+     * The count of the partition whose stored form is {@code stored} ({@link TrackedCounts#stored}: computed once per
+     * request, whatever its number of limits), or null.
+     */
+    Count countStored(String stored) {
+        return get(only == null ? stored : only);
+    }
+
+    /** The key this table keeps the count of the partition stored as {@code stored} under. */
+    String keyOf(String stored) {
+        return only == null ? stored : only;
+    }
+
+    /** The in-process store's handle of limit {@code i} of {@code request}: the one cast of a handle in this store. */
+    static CountTable of(RateLimitRequest request, int i) {
+        return (CountTable) request.handle(i);
+    }
+
     /** Takes a slot of this table's own room if fewer than {@code room} are held. */
     boolean takeOwn(int room) {
         for (int held = own; held < room; held = own) {
@@ -97,7 +116,7 @@ final class CountTable extends ConcurrentHashMap<String, Count> {
     }
 
     /** A count of the policy's kind (the key's algorithm may change: live values), sized by it. */
-    Count newCount(long now, RateLimitPolicy policy, int tag) {
+    static Count newCount(long now, RateLimitPolicy policy, int tag) {
         Count count = policy.algorithm() == RateLimitAlgorithm.TOKEN_BUCKET ? new BucketCount(now, policy)
                 : new WindowCount(now, policy);
         count.tag = tag;
@@ -105,30 +124,40 @@ final class CountTable extends ConcurrentHashMap<String, Count> {
     }
 
     /**
-     * Prepares a locked count of this table for a request of {@code policy}: re-sized first when the request carries
-     * another sizing tag (live values: {@link Count#adopt}), then moved to {@code now}.
+     * Prepares a locked count of this table, of the partition stored as {@code stored}, for a request of
+     * {@code policy}: re-sized first when the request carries another sizing tag (live values: {@link Count#adopt}),
+     * then moved to {@code now}.
      *
      * @return false when the count was replaced (by one of the new size or kind, or a bucket that held nothing by
      *         one of the request's size): the caller unlocks and looks it up again
      */
-    boolean ready(String partition, Count count, RateLimitPolicy policy, int tag, long now) {
+    boolean ready(String stored, Count count, RateLimitPolicy policy, int tag, long now) {
+        Count ready = sizedFor(count, policy, tag, now);
+        if (ready != count) {
+            count.evict();
+            replace(keyOf(stored), count, ready);
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * A locked count prepared for a request of {@code policy}: re-sized first when the request carries another sizing
+     * tag (live values: {@link Count#adopt}), then moved to {@code now}; or the count that replaces it (one of the new
+     * size or kind, or a bucket of the request's size for one that held nothing), created at {@code now}, not yet
+     * prepared.
+     */
+    static Count sizedFor(Count count, RateLimitPolicy policy, int tag, long now) {
         if (count.tag != tag) {
             boolean bucket = policy.algorithm() == RateLimitAlgorithm.TOKEN_BUCKET;
             Count adopted = bucket != (count instanceof BucketCount) ? newCount(now, policy, tag) : count.adopt(now, policy);
             if (adopted != count) {
                 adopted.tag = tag;
-                count.evict();
-                replace(partition(partition), count, adopted);
-                return false;
+                return adopted;
             }
             count.tag = tag;
         }
-        if (!count.prepare(now, policy)) {
-            count.evict();
-            replace(partition(partition), count, newCount(now, policy, tag));
-            return false;
-        }
-        return true;
+        return count.prepare(now, policy) ? count : newCount(now, policy, tag);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.ratelimit.core.store;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
@@ -92,5 +93,46 @@ final class Reservations {
             System.arraycopy(permits, k, permits, 0, size - k);
             size -= k;
         }
+    }
+
+    /** Stands for bytes that hold no reservations ({@link #readFrom}). */
+    static final Reservations MALFORMED = new Reservations();
+
+    int size() {
+        return size;
+    }
+
+    /** Writes {@code size}, then each (step, permits): the stored form of a {@link WindowCount}. */
+    void writeTo(ByteBuffer out) {
+        out.putInt(size);
+        for (int i = 0; i < size; i++) {
+            out.putLong(steps[i]).putInt(permits[i]);
+        }
+    }
+
+    /**
+     * What {@link #writeTo} wrote: null when none; {@link #MALFORMED} when the bytes are not reservations in order after
+     * step {@code newest}.
+     */
+    static Reservations readFrom(ByteBuffer in, long newest) {
+        int n = in.getInt();
+        if (n == 0) {
+            return null;
+        }
+        if (n < 0 || in.remaining() != 12L * n) {
+            return MALFORMED;
+        }
+        Reservations r = new Reservations();
+        long previous = newest;
+        for (int i = 0; i < n; i++) {
+            long step = in.getLong();
+            int permits = in.getInt();
+            if (step <= previous || permits <= 0) {
+                return MALFORMED;
+            }
+            r.add(step, permits);
+            previous = step;
+        }
+        return r;
     }
 }

@@ -1,7 +1,7 @@
 package dev.ratelimit.core.store;
 
 import dev.ratelimit.core.CountKey;
-import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.metrics.RateLimitMetrics;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.ConcurrentHashMap;
@@ -104,23 +104,28 @@ final class TrackedCounts {
         }
     }
 
+    /** What the store keeps {@code partition}'s counts under, in every table ({@link PartitionDigest}). */
+    String stored(String partition) {
+        return digest.stored(partition);
+    }
+
     /**
-     * The count of (table, partition), created if there is room.
+     * The count of limit {@code i} of {@code request} in the partition stored as {@code stored} ({@link #stored}),
+     * created if there is room.
      *
-     * @param refuses true when the request is refused without room (a limit that counts only failures): says so in
-     *                the warning
      * @return the count; null when its table has no room
      */
-    Count find(CountTable table, String partition, RateLimitPolicy policy, int tag, long now, boolean refuses) {
-        Count count = table.count(partition);
+    Count find(CountTable table, String stored, RateLimitRequest request, int i, long now) {
+        Count count = table.countStored(stored);
         if (count != null) {
             return count;
         }
-        if (!reserve(table, now, refuses)) {
+        // whether the request is refused without room (a limit that counts only failures) matters only now
+        if (!reserve(table, now, CountDecisions.refusesWithoutRoom(request, i))) {
             return null;
         }
-        Count created = table.newCount(now, policy, tag);
-        Count raced = table.putIfAbsent(table.partition(partition), created);
+        Count created = CountTable.newCount(now, request.policy(i), request.tag(i));
+        Count raced = table.putIfAbsent(table.keyOf(stored), created);
         if (raced != null) {
             release(table);
             return raced;

@@ -48,8 +48,8 @@ final class WindowCount extends Count {
 
     private static final long STEP_NANOS_PER_SECOND = 125_000_000L; // a step is 1/8 of the window
     /** Set in {@code window} for a strict window. */
-    private static final int STRICT = 1 << 30;
-    private static final int SECONDS_MASK = STRICT - 1;
+    static final int STRICT = 1 << 30;
+    static final int SECONDS_MASK = STRICT - 1;
     private static final long LOCKED = 1L << 63;
     private static final long EVICTED = 1L << 62;
     private static final long VERSION_ONE = 1L << 32;
@@ -65,18 +65,19 @@ final class WindowCount extends Count {
         }
     }
 
-    private long anchor;
-    private long newest;
-    private long oldest;
+    // package-private for the stored form alone (StoredCount); every other reader is this class
+    long anchor;
+    long newest;
+    long oldest;
     /** The window in seconds, and {@link #STRICT} for a strict window. */
-    private int window;
-    private int limit;
+    int window;
+    int limit;
     /** The sum of the window, while the lock is held. */
-    private int sum;
+    int sum;
     private int olderSum;
     private int s0, s1, s2, s3, s4, s5, s6, s7, s8;
     /** Permits reserved in steps after {@code newest} (limits that wait), in order; null when none. */
-    private Reservations reserved;
+    Reservations reserved;
     /** {@code LOCKED | EVICTED | version (30 bits) | sum (32 bits)}; through {@code WORD} only. */
     @SuppressWarnings("unused")
     private volatile long word;
@@ -84,6 +85,10 @@ final class WindowCount extends Count {
     /** A count created at {@code now} by a request with {@code policy}. */
     WindowCount(long now, RateLimitPolicy policy) {
         reanchor(now, policy);
+    }
+
+    /** An empty shell for {@link StoredCount} to fill. */
+    WindowCount() {
     }
 
     @Override
@@ -313,6 +318,11 @@ final class WindowCount extends Count {
     }
 
     /** Steps a permit stays out: 8 (sliding) or 9 (strict). */
+    int stepsOut() {
+        return steps();
+    }
+
+    /** Steps a permit stays out: 8 (sliding) or 9 (strict). */
     private int steps() {
         return (window & STRICT) != 0 ? 9 : 8;
     }
@@ -321,7 +331,7 @@ final class WindowCount extends Count {
         return (window & SECONDS_MASK) * STEP_NANOS_PER_SECOND;
     }
 
-    private int index(long step) {
+    int index(long step) {
         return (window & STRICT) != 0 ? (int) Math.floorMod(step, 9L) : (int) (step & 7);
     }
 
@@ -392,7 +402,7 @@ final class WindowCount extends Count {
         reserved = null;
     }
 
-    private int slot(int index) {
+    int slot(int index) {
         switch (index) {
             case 0: return s0;
             case 1: return s1;
@@ -410,7 +420,7 @@ final class WindowCount extends Count {
         set(index, slot(index) + delta);
     }
 
-    private void set(int index, int value) {
+    void set(int index, int value) {
         switch (index) {
             case 0: s0 = value; break;
             case 1: s1 = value; break;
@@ -422,5 +432,14 @@ final class WindowCount extends Count {
             case 7: s7 = value; break;
             default: s8 = value; break;
         }
+    }
+
+    /**
+     * The stored form ({@link StoredCount}, which sets the fields of a count no other thread sees): makes the word and
+     * {@code olderSum} what {@link #unlock} would leave for the fields as set, so that {@link #lock} finds them so.
+     */
+    void restored() {
+        olderSum = sum - slot(index(newest));
+        WORD.setRelease(this, (long) sum & SUM_MASK);
     }
 }

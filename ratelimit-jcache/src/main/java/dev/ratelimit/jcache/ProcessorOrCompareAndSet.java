@@ -2,7 +2,7 @@ package dev.ratelimit.jcache;
 
 import dev.ratelimit.jcache.JCacheRateLimitStore.Mode;
 import dev.ratelimit.jcache.internal.CacheKeys;
-import dev.ratelimit.jcache.internal.CountCall;
+import dev.ratelimit.core.store.CountCall;
 import dev.ratelimit.jcache.internal.CountProcessor;
 import java.lang.System.Logger.Level;
 import java.util.Set;
@@ -13,7 +13,8 @@ import java.util.concurrent.locks.ReentrantLock;
 import javax.cache.Cache;
 
 /**
- * Runs one call on one count in the mode of the moment (the entry processor, or compare-and-set on the same bytes),
+ * Runs one call on one count (the core's {@link CountCall}) in the mode of the moment: the entry processor, or
+ * compare-and-set on the same bytes. Also
  * finds out which mode the grid allows, and tells a failure that means the grid was not reached: see {@link Mode} and
  * the class comment of {@link JCacheRateLimitStore}.
  *
@@ -22,7 +23,7 @@ import javax.cache.Cache;
  * compare-and-set on {@code nextProbe}), finds it runs everywhere again. A stripe lock makes the callers of this
  * instance take turns on a key in compare-and-set, so that only other instances make a compare-and-set fail.
  */
-final class GridCalls {
+final class ProcessorOrCompareAndSet {
 
     /** Keys the start-up probe tries, so that it reaches (very likely) every member of a small cluster. */
     static final int PROBES = 32;
@@ -52,7 +53,7 @@ final class GridCalls {
     private volatile String modeText;
 
     /** Calls on {@code cache} in {@code mode}; in {@link Mode#AUTO}, finds out which the grid allows (a few calls). */
-    GridCalls(Cache<String, byte[]> cache, Mode mode, int casAttempts) {
+    ProcessorOrCompareAndSet(Cache<String, byte[]> cache, Mode mode, int casAttempts) {
         this.cache = cache;
         this.auto = mode == Mode.AUTO;
         this.casAttempts = casAttempts;
@@ -84,14 +85,18 @@ final class GridCalls {
         return modeText;
     }
 
-    /** Runs a call on a count, by the mode of the moment; blocks until the grid answered. */
-    long[] run(String key, CountCall call) {
+    /**
+     * Runs a call on a count, by the mode of the moment; blocks until the grid answered.
+     *
+     * @param now the caller's clock reading in nanoseconds, or {@link CountProcessor#OWNERS_CLOCK}
+     */
+    CountCall.Reply run(String key, CountCall call, long now) {
         if (!processor && auto) {
             probeAgainIfDue();
         }
         if (processor) {
             try {
-                return cache.invoke(key, CountProcessor.INSTANCE, (Object) call.arguments());
+                return CountCall.Reply.ofLongs(cache.invoke(key, CountProcessor.INSTANCE, call.toLongs(), now));
             } catch (RuntimeException e) {
                 if (!auto || !classNotLoadable(e)) {
                     throw e;
@@ -101,31 +106,29 @@ final class GridCalls {
                 turnToCompareAndSet(e);
             }
         }
-        return compareAndSet(key, call);
+        return compareAndSet(key, call, now);
     }
 
-    private long[] compareAndSet(String key, CountCall call) {
+    private CountCall.Reply compareAndSet(String key, CountCall call, long now) {
         ReentrantLock lock = stripes[(key.hashCode() & 0x7fff_ffff) % stripes.length];
         lock.lock(); // callers of this instance take turns: only other instances make a compare-and-set fail
         try {
-            CountCall.Result result = new CountCall.Result();
             for (int attempt = 0; attempt < casAttempts; attempt++) {
                 byte[] old = cache.get(key);
-                long now = call.now() == CountCall.OWNERS_CLOCK ? CountCall.clock() : call.now();
-                long[] reply = call.apply(old, now, result);
-                if (!result.write) {
-                    return reply;
+                CountCall.Applied applied = call.apply(old, now == CountProcessor.OWNERS_CLOCK ? CountProcessor.ownersClock() : now);
+                if (!applied.write()) {
+                    return applied.reply();
                 }
                 boolean written;
                 if (old == null) {
-                    written = result.value == null || cache.putIfAbsent(key, result.value);
-                } else if (result.value == null) {
+                    written = applied.stored() == null || cache.putIfAbsent(key, applied.stored());
+                } else if (applied.stored() == null) {
                     written = cache.remove(key, old);
                 } else {
-                    written = cache.replace(key, old, result.value);
+                    written = cache.replace(key, old, applied.stored());
                 }
                 if (written) {
-                    return reply;
+                    return applied.reply();
                 }
                 Thread.onSpinWait();
             }
@@ -160,7 +163,7 @@ final class GridCalls {
     private RuntimeException probe() {
         for (int i = 0; i < PROBES; i++) {
             try {
-                cache.invoke(CacheKeys.probe(Integer.toString(i)), CountProcessor.INSTANCE, (Object) CountCall.probe().arguments());
+                cache.invoke(CacheKeys.probe(Integer.toString(i)), CountProcessor.INSTANCE, CountProcessor.PROBE);
             } catch (RuntimeException e) {
                 return e;
             }
