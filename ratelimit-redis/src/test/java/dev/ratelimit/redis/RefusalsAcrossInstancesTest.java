@@ -1,16 +1,15 @@
 package dev.ratelimit.redis;
 
-import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
-import static dev.ratelimit.core.testing.EngineFixtures.limit;
 import static dev.ratelimit.core.testing.EngineFixtures.beanMethod;
 import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
+import static dev.ratelimit.core.testing.EngineFixtures.limit;
+import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitDecision.Outcome;
-import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.binding.BoundLimits;
 import dev.ratelimit.core.config.RateLimitSettings;
-import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.declaration.DeclaredOn;
 import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.core.engine.RateLimitEngine;
@@ -26,8 +25,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

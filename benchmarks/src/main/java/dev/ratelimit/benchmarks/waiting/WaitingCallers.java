@@ -1,15 +1,15 @@
 package dev.ratelimit.benchmarks.waiting;
 
-import dev.ratelimit.core.declaration.MethodDeclarations;
-import dev.ratelimit.core.declaration.LimitResolver;
-import dev.ratelimit.core.declaration.LimitDeclaration;
-import dev.ratelimit.core.declaration.DeclaredOn;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.binding.BoundLimits;
 import dev.ratelimit.core.config.RateLimitSettings;
-import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.declaration.DeclaredOn;
+import dev.ratelimit.core.declaration.LimitDeclaration;
+import dev.ratelimit.core.declaration.LimitResolver;
+import dev.ratelimit.core.declaration.MethodDeclarations;
 import dev.ratelimit.core.engine.DecisionStages;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;

@@ -5,6 +5,8 @@ import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitDecision.Outcome;
 import dev.ratelimit.core.RateLimitDecision.State;
 import dev.ratelimit.core.RateLimitRequest.Kind;
+import dev.ratelimit.core.binding.BoundKey;
+import dev.ratelimit.core.binding.LiveLimits;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
@@ -111,14 +113,14 @@ public final class RequestLedger {
     /** The caller's plan index (0: no plan), resolved on first use. */
     synchronized int plan() {
         if (plan < 0) {
-            plan = live.engine.planOf(live, caller);
+            plan = live.planOf(caller);
         }
         return plan;
     }
 
     /** The caller's plan, null for none; resolves it if no limit has yet. */
     public String planName() {
-        return live.engine.planName(live, plan());
+        return live.plans.name(plan());
     }
 
     /** Claims a call site for this request: false when it was decided already (a container that binds a filter twice). */

@@ -4,7 +4,7 @@ import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.cdi.RequestLedgers;
 import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.RateLimitStoreException;
-import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.binding.BoundLimits;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import dev.ratelimit.core.lifecycle.RequestLifecycle;
