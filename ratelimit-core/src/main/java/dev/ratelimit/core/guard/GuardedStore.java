@@ -38,7 +38,7 @@ import java.util.function.LongSupplier;
  * outage: they still hold).
  *
  * <p>A store that never answers costs no thread and no timer of its own: calls wait in one queue, in the order of
- * their deadlines, watched by one task on the JDK's shared delay scheduler ({@link Deadlines}). A store that answers
+ * their deadlines, watched by one task on the JDK's shared delay scheduler ({@link StoreDeadlines}). A store that answers
  * after the timeout has its permits given back at once: the policy decided that call, so the store's late decision
  * must not stay spent. A store that answers at once is called without a stage or a timer.
  */
@@ -54,7 +54,7 @@ public final class GuardedStore implements RateLimitStore {
     /** Null when refusals are not remembered: the store answers at once, announces nothing, or the memory is off. */
     private final RefusalMemory memory;
     private final LongSupplier clock;
-    private final Deadlines deadlines;
+    private final StoreDeadlines deadlines;
     private final boolean timed;
     private final RateLimitMetrics.Timer decided;
     private final RateLimitMetrics.Timer failed;
@@ -87,7 +87,7 @@ public final class GuardedStore implements RateLimitStore {
             }
         }
         this.memory = memory;
-        this.deadlines = atOnce ? null : new Deadlines(timeoutNanos);
+        this.deadlines = atOnce ? null : new StoreDeadlines(timeoutNanos);
         this.timed = metrics.isEnabled();
         String name = delegate.storeName();
         this.decided = metrics.storeDuration(name, StoreOutcome.DECIDED);

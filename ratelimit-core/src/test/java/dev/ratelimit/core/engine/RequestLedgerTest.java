@@ -246,9 +246,9 @@ class RequestLedgerTest {
 
     @Test
     void eachCallSiteIsClaimedOncePerRequest() {
-        Object transport = new Object();
-        Object principal = new Object();
-        Object third = new Object();
+        BoundLimits transport = BoundForTests.callSite("transport");
+        BoundLimits principal = BoundForTests.callSite("principal");
+        BoundLimits third = BoundForTests.callSite("third");
 
         assertThat(ledger.claim(transport)).isTrue();
         assertThat(ledger.claim(transport)).isFalse();

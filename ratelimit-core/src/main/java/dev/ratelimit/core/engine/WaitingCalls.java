@@ -9,9 +9,9 @@ import java.util.concurrent.locks.LockSupport;
  * thread (no CPU while it waits) until then, never less; an interrupt gives the reservation back. Asynchronous calls
  * are delayed by their adapter instead, without a thread.
  */
-public final class Waits {
+public final class WaitingCalls {
 
-    private Waits() {
+    private WaitingCalls() {
     }
 
     /**

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code scheduled} is set by whoever schedules it, and cleared by the task when it leaves nothing to look at, after
  * which it looks once more for a call added meanwhile (whose adder saw it set and scheduled nothing).
  */
-final class Deadlines {
+final class StoreDeadlines {
 
     /** How often, at least, the answered calls leave the queue (it holds them until then). */
     static final long SWEEP_MILLIS = 10;
@@ -27,7 +27,7 @@ final class Deadlines {
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final Runnable task = this::run;
 
-    Deadlines(long timeoutNanos) {
+    StoreDeadlines(long timeoutNanos) {
         this.timeoutNanos = timeoutNanos;
     }
 
