@@ -21,6 +21,8 @@ import javax.crypto.spec.SecretKeySpec;
  * <p>Thread-safe: one {@link Mac} per thread, keyed once, with the buffers a digest writes into (a digest is one
  * call, no lookup of an algorithm, and allocates the partition text and the value's bytes only; an ASCII key that is
  * not exact, the common case, is normalised straight into the thread's buffer, and allocates the partition text only).
+ *
+ * <p>The library's internals, public for its other packages: not an API.
  */
 public final class ArgumentKeys {
 

@@ -149,7 +149,7 @@ public final class BoundLimits {
     /**
      * The index of the method's parameter whose value a {@code per = ARGUMENT} limit counts by
      * ({@code @RateLimitKey}), found at deployment; -1 when it has none. The interceptor passes that argument to
-     * {@link dev.ratelimit.core.engine.RateLimitEngine#decide(RequestLedger, BoundLimits, int, Object)}.
+     * {@code RateLimitEngine.decide(ledger, limits, permits, key)}.
      */
     public int keyPosition() {
         return shape.key() == null ? -1 : shape.key().position();

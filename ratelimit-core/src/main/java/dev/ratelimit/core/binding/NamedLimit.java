@@ -4,8 +4,8 @@ package dev.ratelimit.core.binding;
 /**
  * A limit that the programmatic API spends from by name, bound twice: to acquire (all or nothing: refuses
  * when the count lacks the permits) and to charge (spends even past the limit, never refuses). Each spends
- * the limit's one permit per unit, the caller's permits passed to {@link dev.ratelimit.core.engine.RateLimitEngine#decide} as the
- * multiple. Made once per name by {@link LimitBinder#named}. Immutable.
+ * the limit's one permit per unit, the caller's permits passed to
+ * {@link dev.ratelimit.core.engine.RateLimitEngine#decide} as the multiple. Made once per name by {@link LimitBinder#named}. Immutable.
  */
 public final class NamedLimit {
 

@@ -9,6 +9,8 @@ import java.util.Map;
  * The plans of {@code ratelimit.plans} by index: 0 stands for callers in no plan, then the plans in order of
  * precedence. A call site's bound requests are kept in arrays of this size, so a caller's plan is an index.
  * Immutable.
+ *
+ * <p>The library's internals, public for its other packages: not an API.
  */
 public final class PlanIndex {
 

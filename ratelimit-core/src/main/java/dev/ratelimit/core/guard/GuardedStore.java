@@ -41,6 +41,8 @@ import java.util.function.LongSupplier;
  * their deadlines, watched by one task on the JDK's shared delay scheduler ({@link StoreDeadlines}). A store that answers
  * after the timeout has its permits given back at once: the policy decided that call, so the store's late decision
  * must not stay spent. A store that answers at once is called without a stage or a timer.
+ *
+ * <p>The library's internals, public for its other packages: not an API.
  */
 public final class GuardedStore implements RateLimitStore {
 

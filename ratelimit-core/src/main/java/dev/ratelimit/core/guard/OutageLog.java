@@ -13,6 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Concurrency: {@code down} is flipped by CAS, so each transition is logged by exactly one thread;
  * {@code failures} counts the calls decided without the store since the outage began (a failure racing
  * with the recovery may be counted in the next outage instead).
+ *
+ * <p>The library's internals, public for its other packages: not an API.
  */
 public final class OutageLog {
 
