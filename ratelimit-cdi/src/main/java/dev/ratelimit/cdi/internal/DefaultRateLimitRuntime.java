@@ -54,7 +54,7 @@ public class DefaultRateLimitRuntime implements RateLimitRuntime {
     Instance<RateLimitMetrics> metrics;
 
     @Inject
-    LedgerHolder ledgerHolder;
+    DefaultRequestLedgers.Holder ledgerHolder;
 
     /** A runtime integration's own {@link RequestLedgers} (ratelimit-quarkus'), when it provides one as a bean. */
     @Inject
