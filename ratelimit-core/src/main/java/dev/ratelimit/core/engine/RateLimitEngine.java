@@ -3,7 +3,6 @@ package dev.ratelimit.core.engine;
 import dev.ratelimit.core.RateLimitCaller;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitPartitioner;
-import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPlanResolver;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
@@ -30,12 +29,13 @@ import java.util.function.LongSupplier;
  * ask {@link #decide} to decide the limits that {@link LimitBinder} bound at deployment. Here, in one place: the
  * plan (at most one resolver call per request, {@link LiveLimits#planOf}), the store call (through the failure policy,
  * {@link GuardedStore}), what the decision leaves behind ({@link DecisionRecords}: the ledger, the metrics, the shadow
- * log), and the give-back of a refused request. A call does no lookup by name, reads no configuration and reflects on nothing.
+ * log), and the give-back of a refused request. A call does no lookup by name, reads no configuration and reflects on
+ * nothing.
  *
  * <p>Thread-safe: it holds only what the builder gave it; each request's state is its ledger's.
  *
- * <p>One job, over 400 lines: deciding a request's limits and everything that must happen with that decision, in
- * one place, so that no adapter does any of it twice. What is not the decision lives elsewhere: the failure policy
+ * <p>One job: deciding a request's limits and everything that must happen with that decision, in one place, so that
+ * no adapter does any of it twice. What is not the decision lives elsewhere: the failure policy
  * ({@link GuardedStore}), binding ({@link LimitBinder}), the partitions ({@link Partitions}), the admin API
  * ({@link LimitAdmin}), live values ({@code dev.ratelimit.core.live.LiveValues}).
  */
@@ -210,7 +210,7 @@ public final class RateLimitEngine {
         }
         // the common case: one part, in the ledger's partition (or the key's, or the address's)
         RateLimitRequest request = part.request;
-        String partition = part.per == RateLimitPer.CALLER ? ledger.partition() : partitions.of(ledger, limits, part, key);
+        String partition = partitions.of(ledger, limits, part, key);
         if (atOnce) {
             RateLimitDecision decision;
             try {
