@@ -3,6 +3,7 @@ package dev.ratelimit.core.engine;
 import dev.ratelimit.core.RateLimitCaller;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitPartitioner;
+import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPlanResolver;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
@@ -210,7 +211,7 @@ public final class RateLimitEngine {
         }
         // the common case: one part, in the ledger's partition (or the key's, or the address's)
         RateLimitRequest request = part.request;
-        String partition = partitions.of(ledger, limits, part, key);
+        String partition = part.per == RateLimitPer.CALLER ? ledger.partition() : partitions.of(ledger, limits, part, key);
         if (atOnce) {
             RateLimitDecision decision;
             try {
