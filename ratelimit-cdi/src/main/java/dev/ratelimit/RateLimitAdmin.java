@@ -1,8 +1,8 @@
 package dev.ratelimit;
 
 import dev.ratelimit.core.CountState;
-import dev.ratelimit.core.engine.LimitAdmin.LimitView;
-import dev.ratelimit.core.engine.RefusalSummary.Refused;
+import dev.ratelimit.core.binding.RefusalSummary.Refused;
+import dev.ratelimit.core.live.LimitAdmin.LimitView;
 import java.util.List;
 
 /**

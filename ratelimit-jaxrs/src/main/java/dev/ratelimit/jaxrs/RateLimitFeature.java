@@ -3,7 +3,7 @@ package dev.ratelimit.jaxrs;
 import dev.ratelimit.cdi.LimitReader;
 import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.core.RateLimitScope;
-import dev.ratelimit.core.engine.ScopedLimits;
+import dev.ratelimit.core.binding.ScopedLimits;
 import dev.ratelimit.jaxrs.internal.AdminResource;
 import dev.ratelimit.jaxrs.internal.ApplicationLocator;
 import dev.ratelimit.jaxrs.internal.DecidingFilter;

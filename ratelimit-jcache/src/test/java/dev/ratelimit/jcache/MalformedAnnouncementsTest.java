@@ -5,9 +5,9 @@ import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
 import static dev.ratelimit.core.testing.EngineFixtures.limit;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.core.binding.BoundLimits;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.declaration.LimitDeclaration;
-import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.testing.Await;
 import dev.ratelimit.core.testing.LogRecords;

@@ -1,13 +1,13 @@
 package dev.ratelimit.micrometer;
 
-import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
 import static dev.ratelimit.core.testing.EngineFixtures.beanMethod;
-import static dev.ratelimit.core.testing.EngineFixtures.spendNow;
 import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
 import static dev.ratelimit.core.testing.EngineFixtures.failing;
 import static dev.ratelimit.core.testing.EngineFixtures.limit;
+import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
 import static dev.ratelimit.core.testing.EngineFixtures.settings;
 import static dev.ratelimit.core.testing.EngineFixtures.silent;
+import static dev.ratelimit.core.testing.EngineFixtures.spendNow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -18,9 +18,9 @@ import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimitStoreException;
+import dev.ratelimit.core.binding.BoundLimits;
+import dev.ratelimit.core.binding.NamedLimit;
 import dev.ratelimit.core.config.RateLimitSettings;
-import dev.ratelimit.core.engine.BoundLimits;
-import dev.ratelimit.core.engine.NamedLimit;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import dev.ratelimit.core.engine.TestCaller;

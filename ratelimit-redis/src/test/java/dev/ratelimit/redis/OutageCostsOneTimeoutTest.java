@@ -7,8 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.core.RateLimitDecision.State;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.binding.BoundLimits;
 import dev.ratelimit.core.config.RateLimitSettings;
-import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.testing.ManualClock;
 import dev.ratelimit.core.testing.TrackedStore;

@@ -3,7 +3,7 @@ package dev.ratelimit.benchmarks.inprocess;
 import dev.ratelimit.benchmarks.support.Ours;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitPolicy;
-import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.binding.BoundLimits;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import dev.ratelimit.core.metrics.RateLimitMetrics;

@@ -1,9 +1,5 @@
 package dev.ratelimit.benchmarks.support;
 
-import dev.ratelimit.core.declaration.MethodDeclarations;
-import dev.ratelimit.core.declaration.LimitResolver;
-import dev.ratelimit.core.declaration.LimitDeclaration;
-import dev.ratelimit.core.declaration.DeclaredOn;
 import dev.ratelimit.benchmarks.peers.Peers;
 import dev.ratelimit.core.CountKey;
 import dev.ratelimit.core.RateLimitAlgorithm;
@@ -11,10 +7,14 @@ import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
+import dev.ratelimit.core.binding.BoundLimits;
+import dev.ratelimit.core.binding.NamedLimit;
 import dev.ratelimit.core.config.RateLimitSettings;
-import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.declaration.DeclaredOn;
+import dev.ratelimit.core.declaration.LimitDeclaration;
+import dev.ratelimit.core.declaration.LimitResolver;
+import dev.ratelimit.core.declaration.MethodDeclarations;
 import dev.ratelimit.core.engine.DecisionStages;
-import dev.ratelimit.core.engine.NamedLimit;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import dev.ratelimit.core.metrics.RateLimitMetrics;

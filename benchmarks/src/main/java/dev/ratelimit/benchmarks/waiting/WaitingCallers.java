@@ -1,19 +1,19 @@
 package dev.ratelimit.benchmarks.waiting;
 
-import dev.ratelimit.core.declaration.MethodDeclarations;
-import dev.ratelimit.core.declaration.LimitResolver;
-import dev.ratelimit.core.declaration.LimitDeclaration;
-import dev.ratelimit.core.declaration.DeclaredOn;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.binding.BoundLimits;
 import dev.ratelimit.core.config.RateLimitSettings;
-import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.declaration.DeclaredOn;
+import dev.ratelimit.core.declaration.LimitDeclaration;
+import dev.ratelimit.core.declaration.LimitResolver;
+import dev.ratelimit.core.declaration.MethodDeclarations;
 import dev.ratelimit.core.engine.DecisionStages;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
-import dev.ratelimit.core.engine.Waits;
+import dev.ratelimit.core.engine.WaitingCalls;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -27,7 +27,7 @@ import java.util.concurrent.CountDownLatch;
 /**
  * Callers that wait for a partner's limit (docs/calls-to-other-services.md), measured for real time: {@code threads}
  * threads call a limit of {@code rate} permits a second that waits up to a minute, as a blocking bean method does (the
- * engine's decision, then {@link Waits#sleep}), for a warm-up and then {@code seconds} measured seconds. Reports the
+ * engine's decision, then {@link WaitingCalls#sleep}), for a warm-up and then {@code seconds} measured seconds. Reports the
  * rate of calls that went ahead in the measured seconds (against the limit's promise), the CPU time the calling threads
  * used per call (a waiter parks: it should use none while it waits), and how late a waiter woke against its granted
  * instant (p50, p99, max).
@@ -120,7 +120,7 @@ public final class WaitingCallers {
                         refused[index]++;
                         continue;
                     }
-                    Waits.sleep(decision, () -> { });
+                    WaitingCalls.sleep(decision, () -> { });
                     long woke = System.nanoTime();
                     if (woke - measureFrom >= 0 && woke - measureTo < 0) {
                         measuredCalls[index]++;

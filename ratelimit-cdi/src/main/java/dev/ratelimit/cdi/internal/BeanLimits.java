@@ -5,12 +5,12 @@ import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.cdi.RequestLedgers;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitExceededException;
-import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.binding.BoundLimits;
+import dev.ratelimit.core.declaration.ResolvedLimits;
 import dev.ratelimit.core.engine.DecisionStages;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
-import dev.ratelimit.core.engine.Waits;
-import dev.ratelimit.core.declaration.ResolvedLimits;
+import dev.ratelimit.core.engine.WaitingCalls;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
@@ -127,7 +127,7 @@ public class BeanLimits {
                             throw new RateLimitExceededException(decision);
                         }
                         if (decision.waitNanos() > 0) {
-                            Waits.sleep(decision, () -> engine.giveBack(caller, decision));
+                            WaitingCalls.sleep(decision, () -> engine.giveBack(caller, decision));
                         }
                     }
                     Object result = invocation.proceed(); // an exception: a failure, which keeps its permits

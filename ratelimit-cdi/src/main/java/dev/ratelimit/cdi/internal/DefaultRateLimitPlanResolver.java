@@ -3,7 +3,7 @@ package dev.ratelimit.cdi.internal;
 import dev.ratelimit.cdi.RateLimitConfiguration;
 import dev.ratelimit.core.RateLimitCaller;
 import dev.ratelimit.core.RateLimitPlanResolver;
-import dev.ratelimit.core.engine.RolePlanResolver;
+import dev.ratelimit.core.binding.RolePlanResolver;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Inject;

@@ -6,13 +6,13 @@ import dev.ratelimit.cdi.RequestLedgers;
 import dev.ratelimit.core.RateLimitPartitioner;
 import dev.ratelimit.core.RateLimitPlanResolver;
 import dev.ratelimit.core.RateLimitStore;
-import dev.ratelimit.core.config.RateLimitSettings;
-import dev.ratelimit.core.engine.RateLimitEngine;
-import dev.ratelimit.core.metrics.RateLimitMetrics;
 import dev.ratelimit.core.config.AdminSettings;
 import dev.ratelimit.core.config.LimitsFile;
-import dev.ratelimit.core.engine.LiveValues;
+import dev.ratelimit.core.config.RateLimitSettings;
+import dev.ratelimit.core.engine.RateLimitEngine;
+import dev.ratelimit.core.live.LiveValues;
 import dev.ratelimit.core.log.LogText;
+import dev.ratelimit.core.metrics.RateLimitMetrics;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -54,7 +54,7 @@ public class DefaultRateLimitRuntime implements RateLimitRuntime {
     Instance<RateLimitMetrics> metrics;
 
     @Inject
-    LedgerHolder ledgerHolder;
+    DefaultRequestLedgers.Holder ledgerHolder;
 
     /** A runtime integration's own {@link RequestLedgers} (ratelimit-quarkus'), when it provides one as a bean. */
     @Inject
@@ -92,7 +92,7 @@ public class DefaultRateLimitRuntime implements RateLimitRuntime {
                 .refreshing(configuration.refreshSeconds() > 0)
                 .build();
         if (settings.enabled() && configuration.refreshSeconds() > 0) {
-            LiveValues live = new LiveValues(engine, configuration.startup(), configuration.base(),
+            LiveValues live = new LiveValues(engine.binder(), configuration.startup(), configuration.base(),
                     configuration.limitsFile());
             refresher = Executors.newSingleThreadScheduledExecutor(task -> {
                 Thread thread = new Thread(task, "ratelimit-live-values");

@@ -3,6 +3,7 @@ package dev.ratelimit.cdi.internal;
 import dev.ratelimit.cdi.RequestLedgers;
 import dev.ratelimit.core.engine.RequestLedger;
 import jakarta.enterprise.context.ContextNotActiveException;
+import jakarta.enterprise.context.RequestScoped;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -20,7 +21,7 @@ import java.lang.invoke.MethodType;
  *   <li>in the request itself, on Quarkus REST: the filters keep the ledger as a request property
  *       ({@link #PROPERTY}), and Quarkus REST's current request follows the request across threads (a blocking
  *       method moved to a worker, a filter that suspends and resumes elsewhere), so it is read back from there;</li>
- *   <li>else in the request-scoped {@link LedgerHolder}, which the request context carries wherever the request
+ *   <li>else in the request-scoped {@link Holder}, which the request context carries wherever the request
  *       goes (a method that returns a stage or suspends, a store that answers later, MicroProfile Context
  *       Propagation).</li>
  * </ul>
@@ -39,7 +40,7 @@ final class DefaultRequestLedgers implements RequestLedgers {
     private static final int IN_REQUEST = 1;
     private static final int IN_CONTEXT = 2;
 
-    private final LedgerHolder holder;
+    private final Holder holder;
     private final boolean contextFollowsTheRequest;
     /** Quarkus REST is present: its current request may hold the ledger ({@link QuarkusRest}). */
     private final boolean quarkusRest;
@@ -50,7 +51,7 @@ final class DefaultRequestLedgers implements RequestLedgers {
      */
     private volatile int offThread = UNKNOWN;
 
-    DefaultRequestLedgers(LedgerHolder holder, boolean contextFollowsTheRequest) {
+    DefaultRequestLedgers(Holder holder, boolean contextFollowsTheRequest) {
         this.holder = holder;
         this.contextFollowsTheRequest = contextFollowsTheRequest;
         this.quarkusRest = quarkusRestRequests();
@@ -202,6 +203,25 @@ final class DefaultRequestLedgers implements RequestLedgers {
                 throw new IllegalStateException(e);
             }
             return ledger instanceof RequestLedger l ? l : null;
+        }
+    }
+
+    /**
+     * Carries the request's ledger from the Jakarta REST filters to the interceptor and the programmatic API, which see
+     * the request only through CDI, when the request may leave the thread of its filters. A request-scoped bean,
+     * package-private with package-private methods: no application bean can inject it and overwrite a request's ledger.
+     */
+    @RequestScoped
+    static class Holder {
+
+        private RequestLedger ledger;
+
+        RequestLedger ledger() {
+            return ledger;
+        }
+
+        void ledger(RequestLedger ledger) {
+            this.ledger = ledger;
         }
     }
 }

@@ -2,8 +2,8 @@ package dev.ratelimit.cdi.internal;
 
 import dev.ratelimit.cdi.LimitReader;
 import dev.ratelimit.cdi.LimitedBeanClasses;
+import dev.ratelimit.core.binding.BoundLimits;
 import dev.ratelimit.core.config.RateLimitSettings;
-import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -247,6 +247,21 @@ public final class ClientAddresses {
                 prefix < (v4 ? 32 : 128) ? prefix : -1);
     }
 
+    /**
+     * The partition of a caller's client address, {@code addr:<network>}; null when the caller has no address (a call
+     * outside an HTTP request), or is null. A caller from an HTTP request ({@link AddressedCaller}) resolves its client
+     * once per request and keeps the partition ({@link ResolvedClient#partition}, {@value #UNKNOWN} where the runtime
+     * cannot tell): every later ask of the same request finds it made. The one rule for the address of a caller: the
+     * partitioner ({@code partition-by=address}) and the engine's limits per address both ask here.
+     */
+    public String partitionOf(RateLimitCaller caller) {
+        if (caller instanceof AddressedCaller addressed) {
+            return addressed.resolvedClient().partition();
+        }
+        InetAddress client = caller == null ? null : caller.clientAddress(); // a caller of the application's own making
+        return client == null ? null : partition(client);
+    }
+
     /** {@code addr:<network>} of an address a custom caller gives ({@link RateLimitCaller#clientAddress()}). */
     public String partition(InetAddress client) {
         byte[] bytes = client.getAddress();

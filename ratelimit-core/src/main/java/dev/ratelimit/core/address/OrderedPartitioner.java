@@ -2,7 +2,6 @@ package dev.ratelimit.core.address;
 
 import dev.ratelimit.core.RateLimitCaller;
 import dev.ratelimit.core.RateLimitPartitioner;
-import java.net.InetAddress;
 import java.security.Principal;
 import java.util.List;
 import java.util.StringJoiner;
@@ -46,7 +45,7 @@ public final class OrderedPartitioner implements RateLimitPartitioner {
             String partition = switch (source) {
                 case PRINCIPAL -> principal(caller);
                 case HEADER -> header(caller);
-                case ADDRESS -> address(caller);
+                case ADDRESS -> addresses.partitionOf(caller);
             };
             if (partition != null) {
                 return partition;
@@ -66,14 +65,6 @@ public final class OrderedPartitioner implements RateLimitPartitioner {
         }
         String value = caller.header(header);
         return value != null && !value.isEmpty() ? headerPrefix.concat(value) : null;
-    }
-
-    private String address(RateLimitCaller caller) {
-        if (caller instanceof AddressedCaller addressed) {
-            return addressed.resolvedClient().partition();
-        }
-        InetAddress client = caller.clientAddress(); // a caller of the application's own making
-        return client == null ? null : addresses.partition(client);
     }
 
     @Override

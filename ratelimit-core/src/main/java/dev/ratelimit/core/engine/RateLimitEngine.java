@@ -2,7 +2,6 @@ package dev.ratelimit.core.engine;
 
 import dev.ratelimit.core.RateLimitCaller;
 import dev.ratelimit.core.RateLimitDecision;
-import dev.ratelimit.core.RateLimitDecision.Outcome;
 import dev.ratelimit.core.RateLimitPartitioner;
 import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPlanResolver;
@@ -10,82 +9,68 @@ import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimitStoreException;
-import dev.ratelimit.core.address.AddressedCaller;
-import dev.ratelimit.core.address.ClientAddresses;
-import dev.ratelimit.core.address.OrderedPartitioner;
+import dev.ratelimit.core.binding.BoundLimits;
+import dev.ratelimit.core.binding.LimitBinder;
+import dev.ratelimit.core.binding.LiveLimits;
+import dev.ratelimit.core.binding.NamedLimit;
 import dev.ratelimit.core.config.OnFailure;
-import dev.ratelimit.core.config.Plan;
 import dev.ratelimit.core.config.RateLimitSettings;
-import dev.ratelimit.core.log.LogText;
+import dev.ratelimit.core.guard.GuardedStore;
+import dev.ratelimit.core.guard.KeySecretFingerprint;
+import dev.ratelimit.core.live.LimitAdmin;
 import dev.ratelimit.core.metrics.RateLimitMetrics;
-import dev.ratelimit.core.store.InProcessRateLimitStore;
-import java.lang.System.Logger.Level;
 import java.lang.reflect.Method;
-import java.net.InetAddress;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 
 /**
  * The one request path. The Jakarta REST filters, the CDI interceptor and the programmatic API
- * are thin adapters over it: they make a {@link RequestLedger} (the partition, chosen once) and ask
- * {@link #decide} to decide the limits that {@link LimitBinder} bound at deployment. Here, in one place: the
- * plan (at most one resolver call per request), the store call (through the failure policy,
- * {@link GuardedStore}), the record in the ledger, the metrics, the shadow log, and the give-back of a
- * refused request. A call does no lookup by name, reads no configuration and reflects on nothing.
+ * are thin adapters over it: they make a {@link RequestLedger} (the partition, chosen once by {@link Partitions}) and
+ * ask {@link #decide} to decide the limits that {@link LimitBinder} bound at deployment. Here, in one place: the
+ * plan (at most one resolver call per request, {@link LiveLimits#planOf}), the store call (through the failure policy,
+ * {@link GuardedStore}), what the decision leaves behind ({@link DecisionRecords}: the ledger, the metrics, the shadow
+ * log), and the give-back of a refused request. A call does no lookup by name, reads no configuration and reflects on
+ * nothing.
  *
  * <p>Thread-safe: it holds only what the builder gave it; each request's state is its ledger's.
  *
- * <p>One job, over 400 lines: deciding a request's limits and everything that must happen with that decision, in
- * one place, so that no adapter does any of it twice. What is not the decision lives elsewhere: the failure policy
- * ({@link GuardedStore}), binding ({@link LimitBinder}), the admin API ({@link LimitAdmin}), live values
- * ({@link LiveValues}).
+ * <p>One job: deciding a request's limits and everything that must happen with that decision, in one place, so that
+ * no adapter does any of it twice. What is not the decision lives elsewhere: the failure policy
+ * ({@link GuardedStore}), binding ({@link LimitBinder}), the partitions ({@link Partitions}), the admin API
+ * ({@link LimitAdmin}), live values ({@code dev.ratelimit.core.live.LiveValues}).
  */
 public final class RateLimitEngine {
-
-    private static final System.Logger LOG = System.getLogger("dev.ratelimit");
 
     /** What {@link #decide} answers when nothing is decided. Completed; never to be completed or obtruded again. */
     private static final CompletableFuture<RateLimitDecision> NOTHING = CompletableFuture.completedFuture(null);
 
-    /** The key of a call that has none to give: a limit per argument then fails, naming itself. */
-    private static final Object NO_KEY = new Object();
-
     private final RateLimitSettings settings;
     private final GuardedStore store;
     private final boolean atOnce;
-    private final boolean allowOnFailure;
-    private final RateLimitPartitioner partitioner;
-    /** The application's own plan resolver, or null: then each configuration's default ({@link LiveLimits#roles}). */
-    private final RateLimitPlanResolver planResolver;
-    private final RateLimitedLog planFailures;
+    /** Where a part of a call site counts: the caller's partition, the address's, the key's. */
+    private final Partitions partitions;
+    private final DecisionRecords records;
     private final LimitBinder binder;
     private final LimitAdmin admin;
-    /** The partitions of limits per argument: digests keyed by {@code ratelimit.key-secret}. */
-    private final ArgumentKeys argumentKeys;
 
     private RateLimitEngine(Builder b) {
         this.settings = b.settings;
-        this.planFailures = new RateLimitedLog(LOG, Level.WARNING, RateLimitedLog.MINUTE_NANOS, b.clock);
-        this.partitioner = b.partitioner != null ? b.partitioner : new OrderedPartitioner(settings.partitionBy(),
-                settings.partitionHeader(), settings.clientAddresses());
-        this.planResolver = b.planResolver;
+        this.partitions = new Partitions(settings, b.partitioner);
         this.store = new GuardedStore(b.store, settings, b.clock, b.metrics);
         this.atOnce = store.answersAtOnce();
-        this.allowOnFailure = settings.onFailure() == OnFailure.ALLOW;
-        this.argumentKeys = ArgumentKeys.of(settings.keySecret());
+        this.records = new DecisionRecords(store, settings.onFailure() == OnFailure.ALLOW);
         // a store that counts in this JVM only may digest with a secret of this start; one shared by instances may not
-        String sharedWithoutSecret = settings.keySecret() == null && !(b.store instanceof InProcessRateLimitStore)
-                ? b.store.storeName() : null;
-        this.binder = new LimitBinder(this, settings, store, b.metrics, b.clock, b.refreshing, b.planResolver,
+        String sharedWithoutSecret = settings.keySecret() == null && b.store.shared() ? b.store.storeName() : null;
+        this.binder = new LimitBinder(settings, store, b.metrics, b.clock, b.refreshing, b.planResolver,
                 sharedWithoutSecret);
-        if (settings.enabled() && settings.keySecret() != null && !(b.store instanceof InProcessRateLimitStore)) {
+        if (settings.enabled() && settings.keySecret() != null && b.store.shared()) {
             KeySecretFingerprint.check(b.store, settings.keySecret()); // instances sharing a store digest alike
         }
         if (settings.enabled() && b.metrics.isEnabled()) {
             b.store.register(b.metrics);
         }
-        this.admin = new LimitAdmin(binder);
+        this.admin = new LimitAdmin(binder, partitions.argumentKeys());
     }
 
     /**
@@ -116,8 +101,7 @@ public final class RateLimitEngine {
      *         the call site that {@code next} makes invalid; then nothing changes
      */
     public void apply(RateLimitSettings next) {
-        binder.apply(Objects.requireNonNull(next, "next"));
-        store.forgetRefusals(); // a raised limit must let a refused caller in at once
+        binder.apply(Objects.requireNonNull(next, "next")); // the guard forgets refusals: a raised limit lets them in
     }
 
     /** {@link #apply} without putting anything in force: throws as it would. */
@@ -149,11 +133,7 @@ public final class RateLimitEngine {
      * @param resourceMethod the request's resource method, or null outside a Jakarta REST request
      */
     public RequestLedger ledger(RateLimitCaller caller, Method resourceMethod) {
-        String partition = partitioner.partition(caller);
-        if (partition == null) {
-            throw new IllegalStateException("ratelimit: the partitioner " + partitioner + " answered null");
-        }
-        return new RequestLedger(binder.live(), caller, partition, resourceMethod);
+        return new RequestLedger(binder.live(), caller, partitions.ofCaller(caller), resourceMethod);
     }
 
     /** A ledger for a call with an explicit partition and no caller (no plan). */
@@ -179,7 +159,7 @@ public final class RateLimitEngine {
      *                                  succeed (more than an enforced limit holds for the caller's plan)
      */
     public CompletableFuture<RateLimitDecision> decide(RequestLedger ledger, BoundLimits limits, int permits) {
-        return decide(ledger, limits, permits, NO_KEY);
+        return decide(ledger, limits, permits, Partitions.NO_KEY);
     }
 
     /**
@@ -215,7 +195,7 @@ public final class RateLimitEngine {
             if (newer.sites[index].empty || (limits.oncePerRequest() && !ledger.claim(limits))) {
                 return NOTHING;
             }
-            plan = newer.countsPerPlan() ? planIn(newer, live, ledger.plan()) : 0;
+            plan = newer.countsPerPlan() ? newer.planIndexOf(live, ledger.plan()) : 0;
             live = newer;
         }
         LiveLimits.Site site = live.sites[index];
@@ -231,24 +211,24 @@ public final class RateLimitEngine {
         }
         // the common case: one part, in the ledger's partition (or the key's, or the address's)
         RateLimitRequest request = part.request;
-        String partition = part.per == RateLimitPer.CALLER ? ledger.partition() : partition(ledger, limits, part, key);
+        String partition = part.per == RateLimitPer.CALLER ? ledger.partition() : partitions.of(ledger, limits, part, key);
         if (atOnce) {
             RateLimitDecision decision;
             try {
                 decision = store.decide(partition, request, permits);
             } catch (RateLimitStoreException e) {
-                count(part.keys, RateLimitMetrics.Outcome.FAILED);
+                DecisionRecords.count(part.keys, RateLimitMetrics.Outcome.FAILED);
                 return CompletableFuture.failedFuture(e);
             }
-            return CompletableFuture.completedFuture(record(ledger, request, part, null, decision));
+            return CompletableFuture.completedFuture(records.record(ledger, request, part, null, decision));
         }
         return store.acquire(partition, request, permits)
                 .whenComplete((decision, failure) -> {
                     if (failure != null) {
-                        count(part.keys, RateLimitMetrics.Outcome.FAILED);
+                        DecisionRecords.count(part.keys, RateLimitMetrics.Outcome.FAILED);
                     }
                 })
-                .thenApply(decision -> record(ledger, request, part, null, decision))
+                .thenApply(decision -> records.record(ledger, request, part, null, decision))
                 .toCompletableFuture();
     }
 
@@ -258,35 +238,12 @@ public final class RateLimitEngine {
      */
     private CompletableFuture<RateLimitDecision> decideParts(RequestLedger ledger, BoundLimits limits,
                                                              LiveLimits.Part first, int permits, Object key) {
-        String argument = null;
-        for (LiveLimits.Part p = first; p != null; p = p.next) {
-            if (p.per == RateLimitPer.ARGUMENT) {
-                argument = partition(ledger, limits, p, key); // one digest per call
-                break;
-            }
-        }
-        return decidePart(ledger, first, null, permits, argument);
-    }
-
-    /** The partition of a part that counts per address or per argument (then {@code key}'s digest). */
-    private String partition(RequestLedger ledger, BoundLimits limits, LiveLimits.Part part, Object key) {
-        if (part.per == RateLimitPer.ADDRESS) {
-            return address(ledger);
-        }
-        if (key == NO_KEY) {
-            throw new IllegalArgumentException("ratelimit: the limit \"" + part.request.policy(0).name()
-                    + "\" counts per argument: give the key whose count it spends (" + limits.where() + ")");
-        }
-        return argumentKeys.partition(key, limits.exactKey());
+        return decidePart(ledger, first, null, permits, partitions.ofArgumentIn(limits, first, key));
     }
 
     private CompletableFuture<RateLimitDecision> decidePart(RequestLedger ledger, LiveLimits.Part part,
                                                             RateLimitDecision previous, int permits, String argument) {
-        String partition = switch (part.per) {
-            case ADDRESS -> address(ledger);
-            case ARGUMENT -> argument;
-            default -> ledger.partition();
-        };
+        String partition = partitions.of(ledger, part, argument);
         RateLimitRequest request = part.request;
         CompletableFuture<RateLimitDecision> decided;
         if (atOnce) {
@@ -299,15 +256,15 @@ public final class RateLimitEngine {
             decided = store.acquire(partition, request, permits).toCompletableFuture();
         }
         if (decided.isDone() && !decided.isCompletedExceptionally()) {
-            return next(ledger, part, previous, permits, argument, record(ledger, request, part, previous, decided.join()));
+            return next(ledger, part, previous, permits, argument, records.record(ledger, request, part, previous, decided.join()));
         }
         return decided.handle((decision, failure) -> {
             if (failure != null) {
-                count(part.keys, RateLimitMetrics.Outcome.FAILED);
+                DecisionRecords.count(part.keys, RateLimitMetrics.Outcome.FAILED);
                 giveBackCall(ledger, previous);
                 return CompletableFuture.<RateLimitDecision>failedFuture(DecisionStages.cause(failure));
             }
-            return next(ledger, part, previous, permits, argument, record(ledger, request, part, previous, decision));
+            return next(ledger, part, previous, permits, argument, records.record(ledger, request, part, previous, decision));
         }).thenCompose(stage -> stage);
     }
 
@@ -328,19 +285,6 @@ public final class RateLimitEngine {
         for (RateLimitDecision d = last; d != null; d = ledger.earlierInCall(d)) {
             giveBack(ledger, d);
         }
-    }
-
-    /**
-     * The partition of a limit per address: the caller's client as {@code ratelimit.partition-by=address} finds it,
-     * {@code addr:unknown} outside an HTTP request or where the runtime cannot tell.
-     */
-    private String address(RequestLedger ledger) {
-        RateLimitCaller caller = ledger.caller();
-        if (caller instanceof AddressedCaller addressed) {
-            return addressed.resolvedClient().partition();
-        }
-        InetAddress client = caller == null ? null : caller.clientAddress();
-        return client == null ? ClientAddresses.UNKNOWN : settings.clientAddresses().partition(client);
     }
 
     /**
@@ -405,98 +349,6 @@ public final class RateLimitEngine {
         }
     }
 
-    private RateLimitDecision record(RequestLedger ledger, RateLimitRequest sent, LiveLimits.Part part,
-                                     RateLimitDecision earlier, RateLimitDecision decision) {
-        BoundKey[] keys = part.keys;
-        if (!ledger.record(decision, part, earlier) && decision.allowed()) {
-            store.release(decision); // the request has given back everything already: this must not stay spent
-        }
-        if (allowOnFailure && decision.request() != sent) {
-            count(keys, RateLimitMetrics.Outcome.FAILED); // the policy let it through: the store decided nothing
-            return decision;
-        }
-        boolean allowed = decision.allowed();
-        for (int i = 0; i < decision.size(); i++) {
-            Outcome outcome = decision.outcome(i);
-            BoundKey key = keys[i];
-            switch (outcome.state()) {
-                case SPENT -> {
-                    key.count(RateLimitMetrics.Outcome.ALLOWED);
-                    if (outcome.waitNanos() > 0) {
-                        key.waited(outcome.waitNanos()); // the wait granted: the call goes ahead then
-                    }
-                }
-                case UNCOUNTED -> key.count(RateLimitMetrics.Outcome.UNCOUNTED);
-                case REFUSED -> {
-                    if (decision.request().kind(i) == Kind.ACQUIRE) {
-                        key.count(RateLimitMetrics.Outcome.REFUSED);
-                        key.refusals.refused(decision.partition());
-                    } else if (allowed) {
-                        key.count(RateLimitMetrics.Outcome.SHADOW_REFUSED);
-                        key.shadow.wouldHaveRefused();
-                    }
-                }
-                default -> {
-                    // UNSPENT: another limit refused; this one decided nothing
-                }
-            }
-        }
-        return decision;
-    }
-
-    private static void count(BoundKey[] keys, RateLimitMetrics.Outcome outcome) {
-        for (BoundKey key : keys) {
-            key.count(outcome);
-        }
-    }
-
-    /** The index in {@code to} of the plan at {@code index} in {@code from} (-1: gone). */
-    private static int planIn(LiveLimits to, LiveLimits from, int index) {
-        if (to.plans == from.plans || index == 0) {
-            return index;
-        }
-        Plan plan = to.plans.named(from.plans.name(index));
-        return plan == null ? -1 : plan.index();
-    }
-
-    /** The plan index of a caller (0: none) in {@code live}'s plans: the resolver's answer, at most one call. */
-    int planOf(LiveLimits live, RateLimitCaller caller) {
-        PlanIndex plans = live.plans;
-        if (plans.size() == 1 || caller == null) {
-            return 0;
-        }
-        RateLimitPlanResolver planResolver = this.planResolver != null ? this.planResolver : live.roles;
-        String name;
-        try {
-            name = planResolver.plan(caller);
-        } catch (RuntimeException e) {
-            planFailures.occurred(n -> "ratelimit: the plan resolver " + planResolver + " failed ("
-                    + OutageLog.describe(e) + "; " + n + (n == 1 ? " failure" : " failures")
-                    + " since the last such line); those callers get no plan", e);
-            return 0;
-        }
-        if (name == null) {
-            return 0;
-        }
-        Plan plan = plans.named(name);
-        if (plan == null) {
-            planFailures.occurred(n -> "ratelimit: the plan resolver " + planResolver + " answered " + LogText.quoted(name)
-                    + ", which " + RateLimitSettings.PLANS + " does not list (" + n + (n == 1 ? " such answer" : " such answers")
-                    + " since the last such line); those callers get no plan", null);
-            return 0;
-        }
-        return plan.index();
-    }
-
-    /** The partitions of limits per argument. */
-    ArgumentKeys argumentKeys() {
-        return argumentKeys;
-    }
-
-    String planName(LiveLimits live, int index) {
-        return live.plans.name(index);
-    }
-
     /** Builds a {@link RateLimitEngine}; not thread-safe. */
     public static final class Builder {
         private final RateLimitSettings settings;
@@ -512,13 +364,13 @@ public final class RateLimitEngine {
             this.store = Objects.requireNonNull(store, "store");
         }
 
-        /** Default: {@link OrderedPartitioner} on {@code ratelimit.partition-by}. */
+        /** Default: {@link dev.ratelimit.core.address.OrderedPartitioner} on {@code ratelimit.partition-by}. */
         public Builder partitioner(RateLimitPartitioner partitioner) {
             this.partitioner = partitioner;
             return this;
         }
 
-        /** Default: {@link RolePlanResolver} on {@code ratelimit.plans}. */
+        /** Default: {@link dev.ratelimit.core.binding.RolePlanResolver} on {@code ratelimit.plans}. */
         public Builder planResolver(RateLimitPlanResolver planResolver) {
             this.planResolver = planResolver;
             return this;

@@ -3,8 +3,9 @@ package dev.ratelimit.core.engine;
 import dev.ratelimit.core.RateLimitCaller;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitDecision.Outcome;
-import dev.ratelimit.core.RateLimitDecision.State;
-import dev.ratelimit.core.RateLimitRequest.Kind;
+import dev.ratelimit.core.binding.BoundKey;
+import dev.ratelimit.core.binding.BoundLimits;
+import dev.ratelimit.core.binding.LiveLimits;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,15 +19,15 @@ import java.util.List;
  * <p>It makes three rules simple: exactly once (a call site is decided once per request:
  * {@link RateLimitEngine} claims it here; the interceptor recognises the request's resource method), a
  * 429 costs nothing ({@link RateLimitEngine#giveBack} returns every permit spent), and the headers
- * ({@link #reported()} and {@link #headline()}, nothing recomputed). A limit that counts only failures gives its
+ * ({@link #reported()} and {@link #headline()}, nothing recomputed: {@link ReportedOutcomes} chooses what they show). A limit that counts only failures gives its
  * permits back when the call succeeded ({@link RateLimitEngine#settle}, {@link RateLimitEngine#succeeded}); the
  * headers then show the count after it. Limits per argument stay out of an allowed request's headers.
  *
  * <p>One request at a time, but its parts may run on different threads (a decision completed by a remote
  * store's thread): every method that reads or writes the decisions is synchronized.
  *
- * <p>One job, over 400 lines: the record of one request's decisions, kept in as few objects as a request with one
- * decision needs (its fields), and read by the headers, the give-backs and the adapters.
+ * <p>One job: the record of one request's decisions, kept in as few objects as a request with one decision needs (its
+ * fields), and read by the headers, the give-backs and the adapters.
  */
 public final class RequestLedger {
 
@@ -41,7 +42,8 @@ public final class RequestLedger {
     // What a request that decides once needs, in fields: most requests decide once (one call site, one decision).
     // The decisions are kept in order, each with the part of its call site it decided; the second and later in rest.
     private int plan = -1;
-    private Object claimed;
+    /** The first call site claimed ({@link #claim}); the second and later in rest. */
+    private BoundLimits claimed;
     private RateLimitDecision firstDecision;
     private LiveLimits.Part firstPart;
     private Rest rest;
@@ -53,8 +55,8 @@ public final class RequestLedger {
      */
     private static final class Rest {
         int refusal = -1; // the index of the first refusing decision
-        Object secondClaimed;
-        List<Object> moreClaimed;
+        BoundLimits secondClaimed;
+        List<BoundLimits> moreClaimed;
         RateLimitDecision secondDecision;
         LiveLimits.Part secondPart;
         /** The decision of the same call's part before the second one, or null. */
@@ -111,18 +113,18 @@ public final class RequestLedger {
     /** The caller's plan index (0: no plan), resolved on first use. */
     synchronized int plan() {
         if (plan < 0) {
-            plan = live.engine.planOf(live, caller);
+            plan = live.planOf(caller);
         }
         return plan;
     }
 
     /** The caller's plan, null for none; resolves it if no limit has yet. */
     public String planName() {
-        return live.engine.planName(live, plan());
+        return live.plans.name(plan());
     }
 
     /** Claims a call site for this request: false when it was decided already (a container that binds a filter twice). */
-    synchronized boolean claim(Object callSite) {
+    synchronized boolean claim(BoundLimits callSite) {
         if (claimed == null) {
             claimed = callSite;
             return true;
@@ -141,7 +143,7 @@ public final class RequestLedger {
         if (rest.moreClaimed == null) {
             rest.moreClaimed = new ArrayList<>(2);
         }
-        for (Object c : rest.moreClaimed) {
+        for (BoundLimits c : rest.moreClaimed) {
             if (c == callSite) {
                 return false;
             }
@@ -158,7 +160,7 @@ public final class RequestLedger {
     }
 
     /** How many decisions the request recorded. */
-    private int size() {
+    int size() {
         Rest rest = this.rest;
         if (firstDecision == null) {
             return 0;
@@ -169,8 +171,13 @@ public final class RequestLedger {
         return 2 + rest.more;
     }
 
+    /** The request's one decision when it made one and nothing else happened to it (no refusal, no give-back), else null. */
+    RateLimitDecision onlyDecision() {
+        return rest == null ? firstDecision : null;
+    }
+
     /** The index of the first refusing decision, or -1. */
-    private int refusalIndex() {
+    int refusalIndex() {
         return rest == null ? -1 : rest.refusal;
     }
 
@@ -222,7 +229,7 @@ public final class RequestLedger {
         return refusal >= 0 && part(refusal).failuresOnly != null;
     }
 
-    private RateLimitDecision decision(int index) {
+    RateLimitDecision decision(int index) {
         return switch (index) {
             case 0 -> firstDecision;
             case 1 -> rest.secondDecision;
@@ -230,7 +237,7 @@ public final class RequestLedger {
         };
     }
 
-    private LiveLimits.Part part(int index) {
+    LiveLimits.Part part(int index) {
         return switch (index) {
             case 0 -> firstPart;
             case 1 -> rest.secondPart;
@@ -238,7 +245,7 @@ public final class RequestLedger {
         };
     }
 
-    private BoundKey[] keys(int index) {
+    BoundKey[] keys(int index) {
         return part(index).keys;
     }
 
@@ -367,131 +374,21 @@ public final class RequestLedger {
         return false;
     }
 
-    private boolean settled(RateLimitDecision decision) {
+    /** True when {@code decision} was given back because its call succeeded ({@link #settle}). */
+    boolean settled(RateLimitDecision decision) {
         return rest != null && contains(rest.settled, decision);
     }
 
     /**
      * The outcome the single-value headers ({@code RateLimit-Limit}, {@code -Remaining}, {@code -Reset})
-     * describe: the last limit decided; when refused, the refusing limit with the longest wait. Limits in
-     * shadow mode are never reported, limits per argument only when they refused. Null when nothing reportable was
-     * decided.
+     * describe ({@link ReportedOutcomes#headline}). Null when nothing reportable was decided.
      */
     public synchronized Outcome headline() {
-        int refusal = refusalIndex();
-        if (refusal >= 0) {
-            return longestRefusal(decision(refusal));
-        }
-        for (int e = size() - 1; e >= 0; e--) {
-            RateLimitDecision decision = decision(e);
-            BoundKey[] keys = keys(e);
-            for (int i = decision.size() - 1; i >= 0; i--) {
-                if (reportedWhenAllowed(keys[i])) {
-                    return settled(decision) ? afterGiveBack(decision, i) : decision.outcome(i);
-                }
-            }
-        }
-        return null;
+        return ReportedOutcomes.headline(this);
     }
 
-    /** A limit shows in an allowed request's headers unless it is in shadow mode or counts per argument. */
-    private static boolean reportedWhenAllowed(BoundKey key) {
-        return !key.shadow() && !key.quiet();
-    }
-
-    /**
-     * Every reportable limit decided, in order, once each (a limit reached twice in one request is reported
-     * as it stood last), for the list-valued headers. When refused: the limits decided before the refusal as
-     * they stand once their permits are given back, then the refusing decision's limits with the refusing
-     * ones last (the headline last of all).
-     */
+    /** Every reportable limit decided, in order, once each, for the list-valued headers ({@link ReportedOutcomes#all}). */
     public synchronized List<Outcome> reported() {
-        if (rest == null && firstDecision != null && firstDecision.size() == 1) { // the common case: one decision, allowed
-            return reportedWhenAllowed(firstPart.keys[0]) ? List.of(firstDecision.outcome(0)) : List.of();
-        }
-        List<Outcome> all = decidedInOrder();
-        List<Outcome> once = new ArrayList<>(all.size());
-        for (int i = 0; i < all.size(); i++) {
-            if (!reportedLater(all, i)) {
-                once.add(all.get(i));
-            }
-        }
-        return once;
-    }
-
-    private static boolean reportedLater(List<Outcome> all, int index) {
-        String name = all.get(index).policy().name();
-        for (int j = index + 1; j < all.size(); j++) {
-            if (all.get(j).policy().name().equals(name)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private List<Outcome> decidedInOrder() {
-        List<Outcome> all = new ArrayList<>(4);
-        int refusal = refusalIndex();
-        if (refusal < 0) {
-            for (int e = 0, size = size(); e < size; e++) {
-                RateLimitDecision decision = decision(e);
-                BoundKey[] keys = keys(e);
-                boolean settled = settled(decision);
-                for (int i = 0; i < decision.size(); i++) {
-                    if (reportedWhenAllowed(keys[i])) {
-                        all.add(settled ? afterGiveBack(decision, i) : decision.outcome(i));
-                    }
-                }
-            }
-            return all;
-        }
-        for (int e = 0; e < refusal; e++) {
-            RateLimitDecision d = decision(e);
-            if (!d.allowed()) {
-                continue;
-            }
-            BoundKey[] keys = keys(e);
-            for (int i = 0; i < d.size(); i++) {
-                if (reportedWhenAllowed(keys[i])) {
-                    all.add(afterGiveBack(d, i));
-                }
-            }
-        }
-        RateLimitDecision d = decision(refusal);
-        BoundKey[] keys = keys(refusal);
-        Outcome headline = longestRefusal(d);
-        for (int i = 0; i < d.size(); i++) {
-            if (!keys[i].shadow() && !d.refuses(i)) {
-                all.add(d.outcome(i));
-            }
-        }
-        for (int i = 0; i < d.size(); i++) {
-            if (d.refuses(i) && d.outcome(i) != headline) {
-                all.add(d.outcome(i));
-            }
-        }
-        all.add(headline);
-        return all;
-    }
-
-    /** Limit {@code i} of an allowed decision as it stands once the decision's permits are given back. */
-    private static Outcome afterGiveBack(RateLimitDecision d, int i) {
-        Outcome o = d.outcome(i);
-        return o.spent() && d.request().kind(i) != Kind.CHARGE ? givenBack(o, d.permits(i)) : o;
-    }
-
-    private static Outcome givenBack(Outcome o, long permits) {
-        long remaining = Math.min((long) o.remaining() + permits, Integer.MAX_VALUE);
-        return new Outcome(o.policy(), State.UNSPENT, (int) remaining, o.resetNanos(), 0, RateLimitDecision.NO_RECEIPT);
-    }
-
-    private static Outcome longestRefusal(RateLimitDecision d) {
-        Outcome longest = null;
-        for (int i = 0; i < d.size(); i++) {
-            if (d.refuses(i) && (longest == null || d.outcome(i).retryAfterNanos() > longest.retryAfterNanos())) {
-                longest = d.outcome(i);
-            }
-        }
-        return longest;
+        return ReportedOutcomes.all(this);
     }
 }

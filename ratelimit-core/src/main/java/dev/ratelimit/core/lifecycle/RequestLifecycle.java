@@ -3,7 +3,7 @@ package dev.ratelimit.core.lifecycle;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitExceededException;
 import dev.ratelimit.core.RateLimitStoreException;
-import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.binding.BoundLimits;
 import dev.ratelimit.core.engine.DecisionStages;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;

@@ -70,6 +70,12 @@ public final class InProcessRateLimitStore implements RateLimitStore {
         return CompletableFuture.completedFuture(decide(partition, request, multiple));
     }
 
+    /** Never: this store counts in this JVM only. */
+    @Override
+    public boolean shared() {
+        return false;
+    }
+
     /** Always: this store decides on the caller's thread. */
     @Override
     public boolean answersAtOnce() {

@@ -1,12 +1,12 @@
 package dev.ratelimit.core.engine;
 
-import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
-import static dev.ratelimit.core.testing.EngineFixtures.beanMethod;
-import static dev.ratelimit.core.testing.EngineFixtures.countsKept;
-import static dev.ratelimit.core.testing.EngineFixtures.spendNow;
-import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
 import static dev.ratelimit.core.engine.RateLimitEngineTest.limit;
 import static dev.ratelimit.core.engine.RateLimitEngineTest.settings;
+import static dev.ratelimit.core.testing.EngineFixtures.beanMethod;
+import static dev.ratelimit.core.testing.EngineFixtures.countsKept;
+import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
+import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
+import static dev.ratelimit.core.testing.EngineFixtures.spendNow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -19,6 +19,8 @@ import dev.ratelimit.core.RateLimitDecision.State;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.RateLimitStoreException;
+import dev.ratelimit.core.binding.BoundLimits;
+import dev.ratelimit.core.binding.NamedLimit;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
 import dev.ratelimit.core.testing.LogRecords;
 import dev.ratelimit.core.testing.ManualClock;

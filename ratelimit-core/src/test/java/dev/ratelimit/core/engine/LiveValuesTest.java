@@ -1,8 +1,8 @@
 package dev.ratelimit.core.engine;
 
-import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
 import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
 import static dev.ratelimit.core.testing.EngineFixtures.limit;
+import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
@@ -10,13 +10,14 @@ import dev.ratelimit.core.CountState;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitMode;
-import dev.ratelimit.core.RateLimitScope;
+import dev.ratelimit.core.binding.BoundLimits;
+import dev.ratelimit.core.binding.RefusalSummary.Refused;
 import dev.ratelimit.core.config.KeyCatalogue;
 import dev.ratelimit.core.config.LimitsFile;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.config.SettingsSource;
-import dev.ratelimit.core.engine.LimitAdmin.LimitView;
-import dev.ratelimit.core.engine.RefusalSummary.Refused;
+import dev.ratelimit.core.live.LimitAdmin.LimitView;
+import dev.ratelimit.core.live.LiveValues;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
 import dev.ratelimit.core.testing.LogRecords;
 import dev.ratelimit.core.testing.ManualClock;
@@ -75,7 +76,7 @@ class LiveValuesTest {
         engine = RateLimitEngine.builder(RateLimitSettings.load(startup.source()), new InProcessRateLimitStore(10_000, clock))
                 .clock(clock).refreshing(true).build();
         todos = engine.binder().bindResourceMethod(resourceMethod("TodoResource.all()", limit("default", 3, 60))).transport();
-        live = new LiveValues(engine, startup, baseSource, file);
+        live = new LiveValues(engine.binder(), startup, baseSource, file);
     }
 
     private void write(String... lines) throws IOException {

@@ -10,6 +10,8 @@ import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitCaller;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitPer;
+import dev.ratelimit.core.binding.BoundLimits;
+import dev.ratelimit.core.binding.ScopedLimits;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.config.SettingsSource;
 import dev.ratelimit.core.declaration.DeclaredOn;
@@ -19,6 +21,7 @@ import dev.ratelimit.core.declaration.LimitResolver;
 import dev.ratelimit.core.declaration.MethodDeclarations;
 import dev.ratelimit.core.declaration.ResolvedLimits;
 import dev.ratelimit.core.headers.RateLimitHeaders;
+import dev.ratelimit.core.live.LiveValues;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
 import dev.ratelimit.core.testing.LogRecords;
 import dev.ratelimit.core.testing.ManualClock;
@@ -220,7 +223,7 @@ class LoginUnderAttackTest {
                 new InProcessRateLimitStore(10_000, clock)).clock(clock).refreshing(true).build();
         ScopedLimits login = engine.binder().bindResourceMethod(login());
         BoundLimits account = engine.binder().bindAtInvocation(login());
-        LiveValues live = new LiveValues(engine, startup, baseSource, file);
+        LiveValues live = new LiveValues(engine.binder(), startup, baseSource, file);
 
         Files.writeString(file, "ratelimit.plans=gold\nratelimit.plans.gold.limits.login-address.permit-limit=50\n");
         assertThat(live.refresh()).isZero();

@@ -1,16 +1,17 @@
 package dev.ratelimit.core.engine;
 
-import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
-import static dev.ratelimit.core.testing.EngineFixtures.beanMethod;
 import static dev.ratelimit.core.engine.RateLimitEngineTest.limit;
 import static dev.ratelimit.core.engine.RateLimitEngineTest.settings;
+import static dev.ratelimit.core.testing.EngineFixtures.beanMethod;
 import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
+import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitDecision.State;
 import dev.ratelimit.core.RateLimitStoreException;
+import dev.ratelimit.core.binding.BoundLimits;
 import dev.ratelimit.core.engine.GuardedStoreTest.Behaviour;
 import dev.ratelimit.core.engine.GuardedStoreTest.SwitchableStore;
 import dev.ratelimit.core.testing.LogRecords;

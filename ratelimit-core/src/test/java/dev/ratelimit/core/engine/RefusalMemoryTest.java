@@ -1,20 +1,22 @@
 package dev.ratelimit.core.engine;
 
-import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
-import static dev.ratelimit.core.testing.EngineFixtures.beanMethod;
 import static dev.ratelimit.core.engine.RateLimitEngineTest.limit;
 import static dev.ratelimit.core.engine.RateLimitEngineTest.settings;
+import static dev.ratelimit.core.testing.EngineFixtures.beanMethod;
 import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
+import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
 import static dev.ratelimit.core.testing.EngineFixtures.spendNow;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.core.testing.EngineFixtures;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitDecision.Outcome;
 import dev.ratelimit.core.RateLimitDecision.State;
 import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
+import dev.ratelimit.core.binding.BoundLimits;
+import dev.ratelimit.core.binding.NamedLimit;
+import dev.ratelimit.core.testing.EngineFixtures;
 import dev.ratelimit.core.testing.ManualClock;
 import java.util.ArrayList;
 import java.util.List;
@@ -281,7 +283,7 @@ class RefusalMemoryTest {
             decideNow(engine, engine.ledger(partition), limits);
             decideNow(engine, engine.ledger(partition), limits);
         }
-        assertThat(((GuardedStore) engine.binder().store()).memory().size()).isEqualTo(2);
+        assertThat(engine.binder().store().refusalsRemembered()).isEqualTo(2);
         int before = store.acquires.get();
         decideNow(engine, engine.ledger("a"), limits);
         decideNow(engine, engine.ledger("b"), limits);

@@ -9,12 +9,13 @@ import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitDecision.Outcome;
 import dev.ratelimit.core.RateLimitDecision.State;
 import dev.ratelimit.core.RateLimitMode;
-import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
+import dev.ratelimit.core.binding.BoundForTests;
+import dev.ratelimit.core.binding.BoundKey;
+import dev.ratelimit.core.binding.BoundLimits;
 import dev.ratelimit.core.config.RateLimitSettings;
-import dev.ratelimit.core.metrics.RateLimitMetrics;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
 import dev.ratelimit.core.testing.ManualClock;
 import java.lang.reflect.Method;
@@ -245,9 +246,9 @@ class RequestLedgerTest {
 
     @Test
     void eachCallSiteIsClaimedOncePerRequest() {
-        Object transport = new Object();
-        Object principal = new Object();
-        Object third = new Object();
+        BoundLimits transport = BoundForTests.callSite("transport");
+        BoundLimits principal = BoundForTests.callSite("principal");
+        BoundLimits third = BoundForTests.callSite("third");
 
         assertThat(ledger.claim(transport)).isTrue();
         assertThat(ledger.claim(transport)).isFalse();
@@ -328,12 +329,11 @@ class RequestLedgerTest {
             RateLimitPolicy policy = parts[i].outcome().policy();
             CountKey key = new CountKey(policy.name(), null, policy.algorithm());
             request.add(null, key, policy, parts[i].cost(), parts[i].kind());
-            keys[i] = new BoundKey(key, null, parts[i].kind() == Kind.SHADOW ? RateLimitMode.SHADOW : RateLimitMode.ENFORCE,
-                    "test", new ShadowLog(policy.name(), System::nanoTime), RateLimitMetrics.NONE);
+            keys[i] = BoundForTests.key(key, parts[i].kind() == Kind.SHADOW ? RateLimitMode.SHADOW : RateLimitMode.ENFORCE);
             outcomes[i] = parts[i].outcome();
         }
         RateLimitDecision decision = RateLimitDecision.ofArray(ledger.partition(), request.build(), multiple, outcomes.clone());
-        ledger.record(decision, new LiveLimits.Part(request.build(), keys, RateLimitPer.CALLER, null, true, null), null);
+        ledger.record(decision, BoundForTests.part(request.build(), keys, null, true), null);
         return decision;
     }
 

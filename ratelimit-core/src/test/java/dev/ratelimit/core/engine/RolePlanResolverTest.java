@@ -2,6 +2,7 @@ package dev.ratelimit.core.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ratelimit.core.binding.RolePlanResolver;
 import dev.ratelimit.core.config.RateLimitSettings;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

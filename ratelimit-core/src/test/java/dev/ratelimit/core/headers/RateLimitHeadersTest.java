@@ -1,23 +1,23 @@
 package dev.ratelimit.core.headers;
 
-import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
 import static dev.ratelimit.core.testing.EngineFixtures.beanMethod;
-import static dev.ratelimit.core.testing.EngineFixtures.spendNow;
 import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
+import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
+import static dev.ratelimit.core.testing.EngineFixtures.spendNow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
 
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitScope;
+import dev.ratelimit.core.binding.BoundLimits;
 import dev.ratelimit.core.config.RateLimitSettings;
-import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.declaration.LimitDeclaration;
-import dev.ratelimit.core.testing.EngineFixtures;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import dev.ratelimit.core.engine.TestCaller;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
+import dev.ratelimit.core.testing.EngineFixtures;
 import dev.ratelimit.core.testing.ManualClock;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitPer;
+import dev.ratelimit.core.binding.BoundLimits;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.declaration.DeclaredOn;
 import dev.ratelimit.core.declaration.KeyParameter;
@@ -11,7 +12,6 @@ import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.core.declaration.LimitResolver;
 import dev.ratelimit.core.declaration.MethodDeclarations;
 import dev.ratelimit.core.declaration.ResolvedLimits;
-import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import java.io.PrintWriter;

@@ -1,25 +1,26 @@
 package dev.ratelimit.core.testing;
 
 import static dev.ratelimit.core.testing.EngineFixtures.spend;
+
 import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimitPer;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitStore;
-import dev.ratelimit.core.RateLimitPer;
+import dev.ratelimit.core.binding.BoundLimits;
+import dev.ratelimit.core.binding.NamedLimit;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.declaration.DeclaredOn;
 import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.core.declaration.LimitResolver;
 import dev.ratelimit.core.declaration.MethodDeclarations;
 import dev.ratelimit.core.declaration.ResolvedLimits;
-import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.DecisionStages;
-import dev.ratelimit.core.engine.NamedLimit;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
+import dev.ratelimit.core.metrics.RateLimitMetrics;
 import java.util.ArrayList;
 import java.util.List;
-import dev.ratelimit.core.metrics.RateLimitMetrics;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;

@@ -2,7 +2,7 @@ package dev.ratelimit.core.testing;
 
 import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
 
-import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.binding.BoundLimits;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import java.util.ArrayDeque;

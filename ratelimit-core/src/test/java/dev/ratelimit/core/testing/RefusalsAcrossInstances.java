@@ -6,13 +6,13 @@ import static dev.ratelimit.core.testing.EngineFixtures.limit;
 import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitDecision.Outcome;
+import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.binding.BoundLimits;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.declaration.DeclaredOn;
 import dev.ratelimit.core.declaration.LimitDeclaration;
-import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import java.time.Duration;

@@ -2,9 +2,9 @@ package dev.ratelimit.jaxrs.internal;
 
 import dev.ratelimit.core.CountState;
 import dev.ratelimit.core.RateLimitDecision;
-import dev.ratelimit.core.engine.LimitAdmin.LimitView;
-import dev.ratelimit.core.engine.LimitAdmin.PlanView;
-import dev.ratelimit.core.engine.RefusalSummary.Refused;
+import dev.ratelimit.core.binding.RefusalSummary.Refused;
+import dev.ratelimit.core.live.LimitAdmin.LimitView;
+import dev.ratelimit.core.live.LimitAdmin.PlanView;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;

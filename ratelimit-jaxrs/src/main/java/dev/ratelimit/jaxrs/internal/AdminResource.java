@@ -5,7 +5,7 @@ import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.core.CountState;
 import dev.ratelimit.core.RateLimitStoreException;
 import dev.ratelimit.core.config.AdminSettings;
-import dev.ratelimit.core.engine.LimitAdmin;
+import dev.ratelimit.core.live.LimitAdmin;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.DELETE;

@@ -4,7 +4,7 @@ import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.cdi.RequestLedgers;
 import dev.ratelimit.core.RateLimitScope;
 import dev.ratelimit.core.RateLimitStoreException;
-import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.binding.BoundLimits;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.engine.RequestLedger;
 import dev.ratelimit.core.lifecycle.RequestLifecycle;
@@ -92,7 +92,7 @@ public abstract sealed class DecidingFilter implements ContainerRequestFilter
             runtime.deploymentComplete();
             deploymentCompleted = true;
         }
-        RequestLedger ledger = Ledgers.of(request);
+        RequestLedger ledger = ledgerOf(request);
         if (ledger == null) {
             ledger = engine.ledger(new RequestCaller(request, engine.settings().clientAddresses()), resourceMethod);
             request.setProperty(RequestLedgers.PROPERTY, ledger);
@@ -113,5 +113,13 @@ public abstract sealed class DecidingFilter implements ContainerRequestFilter
         PrincipalScope(RateLimitRuntime runtime, Method resourceMethod, BoundLimits limits) {
             super(runtime, resourceMethod, limits);
         }
+    }
+
+    /**
+     * The request's ledger, kept as the request property {@link RequestLedgers#PROPERTY} by the first deciding filter;
+     * null when no filter of the library reached the request.
+     */
+    static RequestLedger ledgerOf(ContainerRequestContext request) {
+        return (RequestLedger) request.getProperty(RequestLedgers.PROPERTY);
     }
 }

@@ -17,6 +17,6 @@ public final class DeferredRefusalFilter implements ContainerRequestFilter {
 
     @Override
     public void filter(ContainerRequestContext request) {
-        RequestLifecycle.answerRefusal(Ledgers.of(request));
+        RequestLifecycle.answerRefusal(DecidingFilter.ledgerOf(request));
     }
 }

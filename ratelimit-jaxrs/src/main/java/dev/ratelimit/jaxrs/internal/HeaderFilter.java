@@ -32,7 +32,7 @@ public final class HeaderFilter implements ContainerResponseFilter {
 
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
-        RequestLedger ledger = Ledgers.of(request);
+        RequestLedger ledger = DecidingFilter.ledgerOf(request);
         if (ledger == null) {
             return;
         }

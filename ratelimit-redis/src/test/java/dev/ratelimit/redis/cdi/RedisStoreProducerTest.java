@@ -1,8 +1,8 @@
 package dev.ratelimit.redis.cdi;
 
-import static dev.ratelimit.core.testing.EngineFixtures.limit;
 import static dev.ratelimit.core.testing.EngineFixtures.beanMethod;
 import static dev.ratelimit.core.testing.EngineFixtures.decideNow;
+import static dev.ratelimit.core.testing.EngineFixtures.limit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,8 +10,8 @@ import dev.ratelimit.cdi.RateLimitRuntime;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitStore;
+import dev.ratelimit.core.binding.BoundLimits;
 import dev.ratelimit.core.config.RateLimitSettings;
-import dev.ratelimit.core.engine.BoundLimits;
 import dev.ratelimit.core.engine.RateLimitEngine;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStore;

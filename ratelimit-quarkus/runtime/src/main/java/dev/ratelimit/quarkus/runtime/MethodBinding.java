@@ -1,8 +1,8 @@
 package dev.ratelimit.quarkus.runtime;
 
-import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.binding.BoundLimits;
+import dev.ratelimit.core.binding.ScopedLimits;
 import dev.ratelimit.core.engine.RateLimitEngine;
-import dev.ratelimit.core.engine.ScopedLimits;
 import dev.ratelimit.core.headers.RateLimitHeaders;
 import java.lang.reflect.Method;
 

@@ -1,6 +1,6 @@
 package dev.ratelimit.quarkus.runtime;
 
-import dev.ratelimit.core.engine.BoundLimits;
+import dev.ratelimit.core.binding.BoundLimits;
 import dev.ratelimit.core.lifecycle.RequestLifecycle;
 import dev.ratelimit.core.lifecycle.Suspension;
 import jakarta.ws.rs.Priorities;

@@ -2,11 +2,11 @@ package dev.ratelimit.quarkus.runtime;
 
 import dev.ratelimit.cdi.LimitedBeanClasses;
 import dev.ratelimit.cdi.RateLimitRuntime;
+import dev.ratelimit.core.binding.ScopedLimits;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.declaration.LimitDeclaration;
 import dev.ratelimit.core.declaration.LimitResolver;
 import dev.ratelimit.core.engine.RateLimitEngine;
-import dev.ratelimit.core.engine.ScopedLimits;
 import io.quarkus.arc.Arc;
 import io.quarkus.runtime.annotations.Recorder;
 import java.lang.reflect.Method;
