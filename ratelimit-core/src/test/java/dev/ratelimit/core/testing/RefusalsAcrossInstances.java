@@ -6,8 +6,8 @@ import static dev.ratelimit.core.testing.EngineFixtures.limit;
 import static dev.ratelimit.core.testing.EngineFixtures.resourceMethod;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ratelimit.core.RateLimitDecision.Outcome;
 import dev.ratelimit.core.RateLimitDecision;
+import dev.ratelimit.core.RateLimitDecision.Outcome;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.binding.BoundLimits;
 import dev.ratelimit.core.config.RateLimitSettings;
