@@ -67,7 +67,7 @@ public interface RateLimitStore {
     }
 
     /**
-     * True when several instances of the application may count in this store (Redis, a JCache grid): then every
+     * True when several instances of the application may count in this store (a shared database, a grid): then every
      * instance must digest keys alike (a {@code per = ARGUMENT} limit needs {@code ratelimit.key-secret}, and the
      * engine checks that instances share it). False for a store that counts in this JVM only, which may digest with a
      * secret of this start. A property of the store, constant for its life; read once, when the engine is built.

@@ -14,7 +14,7 @@ import java.util.Objects;
 /**
  * One call on one count that a store keeps as bytes: the arithmetic of the in-process store (its window and bucket
  * counts, the same code), for a store that keeps counts elsewhere and can update one key atomically: a map's
- * {@code compute}, a JCache entry processor, a compare-and-set loop. The store reads the count's stored bytes (null:
+ * {@code compute}, a grid's entry processor, a compare-and-set loop. The store reads the count's stored bytes (null:
  * none), calls {@link #apply} with its clock's reading, writes back what {@link Applied} says, and hands the
  * {@link Reply} to the caller; {@link CountSequence} decides a whole request of several limits that way, one count at
  * a time. Between processes a call travels as {@link #toLongs()} and a reply as {@link Reply#toLongs()}, arrays of

@@ -8,7 +8,7 @@ import dev.ratelimit.core.RateLimitRequest.Kind;
 
 /**
  * A request decided over counts that a store can update only one at a time, each atomically ({@link CountCall}):
- * a key-value store without transactions over several keys, such as a JCache. A request of one limit is one call, as
+ * a key-value store without transactions over several keys, such as a data grid. A request of one limit is one call, as
  * exact as the in-process store. A request of several: one call per limit, in one fixed order (limits that wait
  * first, as they set the instant the others go; then the others, each in the order of its key's id,
  * {@link RateLimitRequest#lockOrder}); when one refuses, the permits the others took are given back before the request
