@@ -3,7 +3,13 @@
 # and nothing else (the install command, the BOM import, the dependency, one annotation, the one configuration line)
 # in an application that quarkus-maven-plugin creates, build it, start it, and see 200, 200, 429 with the headers,
 # and a second key counting apart. Then the same on an embedded server, with the dependencies and the main class of
-# docs/runtimes.md ("Embedded: Weld SE and Jersey"), word for word.
+# docs/runtimes.md ("Embedded: Weld SE and Jersey"), word for word. Then a war on Open Liberty and one on Payara Micro,
+# each a new project of docs/runtimes.md's text alone ("A war on Open Liberty or Payara Micro", and each server's
+# section: its pom.xml, Liberty's server.xml, the commands that build and run it), with the quick start's resource:
+# 200, 200, 429 with the headers and the status line the page says, and the limit's 429 in /openapi.
+#
+# FIRST_HOUR_PARTS (environment; default "quarkus embedded liberty payara") names the parts to run, for a quicker
+# run by hand: the install command runs whatever it says.
 #
 # Usage: first-hour.sh REPOSITORY_ROOT MAVEN_HOME WORK_DIR OUTER_LOCAL_REPOSITORY
 # The build runs it (docs-tests/pom.xml, phase integration-test) with a Maven 3.9 it unpacked itself: creating a
@@ -61,10 +67,14 @@ installed_only() {
     [[ ! -e "$TAIL/dev/ratelimit" ]] || fail "the outer repository's dev/ratelimit is visible to the first hour"
 }
 
+PARTS=" ${FIRST_HOUR_PARTS:-quarkus embedded liberty payara} "
+part() { [[ "$PARTS" == *" $1 "* ]]; }
+
 APP_PID=
 cleanup() {
     if [[ -n "$APP_PID" ]] && kill -0 "$APP_PID" 2>/dev/null; then
-        kill "$APP_PID" 2>/dev/null || true
+        # an application server started with setsid leads a process group of its own: stop all of it
+        kill -- "-$APP_PID" 2>/dev/null || kill "$APP_PID" 2>/dev/null || true
         wait "$APP_PID" 2>/dev/null || true
     fi
 }
@@ -79,9 +89,10 @@ expect() { # $1 response, $2 pattern (extended regex, a whole line)
     grep -Eqx "$2" <<< "$1" || { echo "$1"; fail "expected a line matching: $2"; }
 }
 
-# 200, 200, 429 with the headers for one key; another key counts apart. $1: what is being checked
+# 200, 200, 429 with the headers for one key; another key counts apart. $1: what is being checked; $2: the 429's
+# status line (the server's own reason phrase), by default HTTP/1.1 429 Too Many Requests
 check() {
-    local first second third other
+    local first second third other status429=${2:-HTTP/1.1 429 Too Many Requests}
     first=$(ask alice)
     expect "$first" 'HTTP/1.1 200 OK'
     expect "$first" 'ratelimit-limit: 2'
@@ -92,7 +103,7 @@ check() {
     expect "$second" 'HTTP/1.1 200 OK'
     expect "$second" 'ratelimit-remaining: 0'
     third=$(ask alice)
-    expect "$third" 'HTTP/1.1 429 Too Many Requests'
+    expect "$third" "$status429"
     expect "$third" 'retry-after: [1-9][0-9]*'
     expect "$third" 'ratelimit-remaining: 0'
     expect "$third" 'ratelimit: "default";r=0;t=[1-9][0-9]*'
@@ -104,16 +115,18 @@ check() {
     step "$1: 200, 200, 429 with the headers; another key counts apart"
 }
 
-# waits until $1 (a log) says where the application listens; sets PORT
+# waits until $1 (a log) says where the application listens: the first match of $2 (grep -E; by default the
+# embedded server's and Quarkus' line) ends with the port; sets PORT
 listening() {
+    local said=${2:-'Listening on:? http://127.0.0.1:[0-9]+'}
     PORT=
-    for _ in $(seq 1 240); do
-        PORT=$(grep -o 'Listening on:\? http://127.0.0.1:[0-9]*' "$1" | grep -o '[0-9]*$' || true)
+    for _ in $(seq 1 480); do
+        PORT=$(grep -m1 -oE "$said" "$1" | head -1 | grep -oE '[0-9]+$' || true)
         [[ -n "$PORT" ]] && break
         kill -0 "$APP_PID" 2>/dev/null || { cat "$1"; fail "the application stopped"; }
         sleep 0.25
     done
-    [[ -n "$PORT" ]] || { cat "$1"; fail "the application did not say where it listens within 60 s"; }
+    [[ -n "$PORT" ]] || { cat "$1"; fail "the application did not say where it listens within 120 s"; }
     step "listening on $PORT"
 }
 
@@ -145,6 +158,7 @@ PROPERTIES=$(block "$ROOT/README.md" "Quick start" properties 1)
 [[ -n "$IMPORT" && -n "$ANNOTATION" ]] || fail "README.md's quick start has no Java block with an import and a @RateLimit"
 [[ -n "$PROPERTIES" ]] || fail "README.md's quick start has no properties block"
 
+if part quarkus; then
 step "a new Quarkus application (quarkus-maven-plugin:$QUARKUS_VERSION:create)"
 (cd "$WORK" && timeout 600 "${MVN[@]}" "io.quarkus:quarkus-maven-plugin:$QUARKUS_VERSION:create" \
     -DprojectGroupId=org.acme -DprojectArtifactId=first -Dextensions=rest) > "$WORK/create.log" 2>&1 \
@@ -186,7 +200,9 @@ listening "$WORK/app.log"
 check "Quarkus"
 cleanup
 APP_PID=
+fi
 
+if part embedded; then
 # The embedded set-up: a new Maven project with docs/runtimes.md's dependencies and main class, the quick start's
 # resource and configuration line.
 step "embedded: a new project from docs/runtimes.md, \"Embedded: Weld SE and Jersey\""
@@ -233,4 +249,117 @@ java -Dport=0 -cp "$EMBEDDED/target/classes:$(cat "$EMBEDDED/classpath.txt")" or
 APP_PID=$!
 listening "$WORK/embedded.log"
 check "embedded"
+cleanup
+APP_PID=
+fi
+
+# A war on Open Liberty and on Payara Micro: a new project of docs/runtimes.md's text alone. The common part ("A war on
+# Open Liberty or Payara Micro": the Application class, the configuration file, the status line of a 429 on each
+# server), and each server's section: its pom.xml (the section's first XML block), Liberty's server.xml (its second),
+# and the commands that build and run it (its shell block: the mvn line, then the line that starts the server); the
+# resource is the quick start's. What the script adds is said where it does: a free port, and a console log level.
+RUNTIMES=$ROOT/docs/runtimes.md
+WAR_SECTION="A war on Open Liberty or Payara Micro"
+APPLICATION=$(block "$RUNTIMES" "$WAR_SECTION" java 1)
+WAR_PROPERTIES=$(block "$RUNTIMES" "$WAR_SECTION" properties 1)
+APPLICATION_CLASS=$(grep -m1 -oE 'class [A-Za-z0-9_]+ extends Application' <<< "$APPLICATION" | awk '{ print $2 }' || true)
+[[ -n "$APPLICATION_CLASS" ]] || fail "docs/runtimes.md (\"$WAR_SECTION\") has no Application class"
+[[ -n "$WAR_PROPERTIES" ]] || fail "docs/runtimes.md (\"$WAR_SECTION\") has no microprofile-config.properties"
+
+# a new war project in $1 from the section $2: its pom.xml, the Application class, the configuration, the resource
+new_war() {
+    local dir=$1 section=$2
+    mkdir -p "$dir/src/main/java/org/acme" "$dir/src/main/resources/META-INF"
+    block "$RUNTIMES" "$section" xml 1 > "$dir/pom.xml"
+    grep -q '<packaging>war</packaging>' "$dir/pom.xml" || fail "docs/runtimes.md (\"$section\"): the first XML block is no war's pom.xml"
+    printf '%s\n' "$APPLICATION" > "$dir/src/main/java/org/acme/$APPLICATION_CLASS.java"
+    printf '%s\n' "$WAR_PROPERTIES" > "$dir/src/main/resources/META-INF/microprofile-config.properties"
+    printf '%s\n' "$QUICK_JAVA" \
+        | sed '1s/^/package org.acme;\n\nimport jakarta.ws.rs.GET;\nimport jakarta.ws.rs.Path;\n/' \
+        > "$dir/src/main/java/org/acme/GreetingResource.java"
+}
+
+# the section $1's commands: BUILD (its mvn line, without "mvn") and RUN (the line after it)
+commands() {
+    local lines
+    lines=$(block "$RUNTIMES" "$1" sh 1)
+    BUILD=$(grep -m1 -E '^mvn ' <<< "$lines" | sed 's/^mvn //' || true)
+    RUN=$(grep -A1 -m1 -E '^mvn ' <<< "$lines" | sed -n 2p)
+    [[ -n "$BUILD" && -n "$RUN" ]] || fail "docs/runtimes.md (\"$1\") has no shell block with an mvn line and the line that runs the server"
+}
+
+# the status line of a 429 on the server $1, as docs/runtimes.md says it
+status_429() {
+    grep -oE "\`HTTP/1.1 429 [A-Za-z ]+\` on $1" "$RUNTIMES" | head -1 | sed -E 's/^`([^`]*)`.*/\1/' || true
+}
+
+# the application's OpenAPI document (JSON) documents the limit and its 429
+openapi_has_429() {
+    local document
+    document=$(curl -s -f "http://127.0.0.1:$PORT/openapi?format=JSON") || fail "$1: no OpenAPI document at /openapi"
+    grep -q '"429"' <<< "$document" && grep -q '"x-ratelimit"' <<< "$document" \
+        || { echo "$document" | head -80; fail "$1: /openapi documents no 429 and no x-ratelimit"; }
+    step "$1: /openapi documents the 429 and the limit"
+}
+
+# waits until the deployed application answers /openapi (not limited: no permit is spent)
+deployed() {
+    for _ in $(seq 1 480); do
+        [[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/openapi" || true)" == 200 ]] && { step "$2: deployed"; return; }
+        kill -0 "$APP_PID" 2>/dev/null || { tail -80 "$1"; fail "$2: the server stopped"; }
+        sleep 0.25
+    done
+    tail -80 "$1"; fail "$2: the application did not answer /openapi within 120 s"
+}
+
+if part liberty; then
+step "Open Liberty: a new war from docs/runtimes.md"
+LIBERTY=$WORK/liberty
+new_war "$LIBERTY" "Open Liberty"
+mkdir -p "$LIBERTY/src/main/liberty/config"
+block "$RUNTIMES" "Open Liberty" xml 2 > "$LIBERTY/src/main/liberty/config/server.xml"
+grep -q '<featureManager>' "$LIBERTY/src/main/liberty/config/server.xml" \
+    || fail "docs/runtimes.md (\"Open Liberty\"): the second XML block is no server.xml"
+commands "Open Liberty"
+LIBERTY_429=$(status_429 "Open Liberty")
+[[ -n "$LIBERTY_429" ]] || fail "docs/runtimes.md does not say the status line of a 429 on Open Liberty"
+step "Open Liberty: mvn $BUILD"
+(cd "$LIBERTY" && timeout 900 "${MVN[@]}" -q $BUILD) > "$WORK/liberty-package.log" 2>&1 \
+    || { tail -50 "$WORK/liberty-package.log"; fail "building the Open Liberty war"; }
+installed_only "the Open Liberty project's build"
+# the script's additions: HTTP_PORT=0 (server.xml's port variable: any free port, said in CWWKO0219I) and the console
+# at INFO, where that message is
+step "Open Liberty: $RUN (HTTP_PORT=0)"
+(cd "$LIBERTY" && HTTP_PORT=0 WLP_LOGGING_CONSOLE_LOGLEVEL=INFO exec setsid $RUN) > "$WORK/liberty.log" 2>&1 &
+APP_PID=$!
+listening "$WORK/liberty.log" 'CWWKO0219I: TCP Channel defaultHttpEndpoint .* port [0-9]+'
+deployed "$WORK/liberty.log" "Open Liberty"
+check "Open Liberty" "$LIBERTY_429"
+openapi_has_429 "Open Liberty"
+cleanup
+APP_PID=
+fi
+
+if part payara; then
+step "Payara Micro: a new war from docs/runtimes.md"
+PAYARA=$WORK/payara
+new_war "$PAYARA" "Payara Micro"
+commands "Payara Micro"
+PAYARA_429=$(status_429 "Payara Micro")
+[[ -n "$PAYARA_429" ]] || fail "docs/runtimes.md does not say the status line of a 429 on Payara Micro"
+step "Payara Micro: mvn $BUILD"
+(cd "$PAYARA" && timeout 900 "${MVN[@]}" -q $BUILD) > "$WORK/payara-package.log" 2>&1 \
+    || { tail -50 "$WORK/payara-package.log"; fail "building the Payara Micro war"; }
+installed_only "the Payara Micro project's build"
+# the script's addition: the first free port from the documented one on (--autobindhttp), said in the log
+step "Payara Micro: $RUN (--autobindhttp)"
+(cd "$PAYARA" && exec setsid $RUN --autobindhttp --autobindrange 10000) > "$WORK/payara.log" 2>&1 &
+APP_PID=$!
+listening "$WORK/payara.log" 'bound to \[[^]]*:[0-9]+'
+deployed "$WORK/payara.log" "Payara Micro"
+check "Payara Micro" "$PAYARA_429"
+openapi_has_429 "Payara Micro"
+cleanup
+APP_PID=
+fi
 step "done"

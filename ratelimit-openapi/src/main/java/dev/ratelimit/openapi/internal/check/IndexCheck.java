@@ -163,5 +163,7 @@ public final class IndexCheck {
     public static final String ENABLE_PROCESSOR = "the index is written by ratelimit-openapi's annotation processor when "
             + "the application compiles; on JDK 23 and later javac runs it only when told to: add "
             + "<maven.compiler.proc>full</maven.compiler.proc> to the pom's properties (javac -proc:full), or list "
-            + "dev.ratelimit:ratelimit-openapi in the compiler plugin's annotationProcessorPaths";
+            + "dev.ratelimit:ratelimit-openapi in the compiler plugin's annotationProcessorPaths; and after adding "
+            + "ratelimit-openapi to a project built before, build once with mvn clean package: an incremental build "
+            + "compiles no unchanged resource, and the processor then writes no index";
 }
