@@ -476,6 +476,78 @@ local function load(KEYS, ARGV, k)
   return c
 end
 
+-- the common call, decided without the machinery above: one window limit (sliding or strict) that acquires and
+-- may not wait, no receipt to give back, no sizing tag, found missing or stored without tag or reservations, and
+-- allowed. Exactly what the general path decides then (the count as load finds it, has, spend, save, the reply),
+-- with one table (the stored value's fields) instead of a count's; nil, with nothing written, for anything else
+-- (a refusal included), which the general path then decides
+local function acquireOneWindow(KEYS, ARGV)
+  local code = ARGV[6]
+  local algorithm = sbyte(code, 1)
+  if #code ~= 2 or algorithm == 98 or sbyte(code, 2) ~= 97 or ARGV[5] ~= '0' or ARGV[10] ~= '0'
+      or ARGV[11] ~= '' then
+    return nil
+  end
+  local key = KEYS[1]
+  local permits = tonum(ARGV[9])
+  local raw = redis.call('GET', key)
+  local v, S, a, s, l, n
+  local sum = 0
+  if raw then
+    S = sbyte(raw, 2)
+    local bytes = WINDOW_BYTES[S]
+    if not bytes or #raw ~= bytes or sbyte(raw, 1) ~= 119 then
+      return nil -- tagged, holding reservations, a bucket, or not a count
+    end
+    -- v: 'w', S, anchor, step, limit, newest, S slots (at 7 .. S + 6), where unpacking ended
+    v = {sunpack(WINDOW[S], raw)}
+    a, s, l, n = v[3], v[4], v[5], v[6]
+    local elapsed = now - a
+    if elapsed >= (n + 1) * s then -- a step has passed since the newest
+      local current = floor(elapsed / s)
+      if current - n >= S then
+        for x = 7, S + 6 do
+          v[x] = 0
+        end
+      else
+        for j = n + 1, current do
+          v[j % S + 7] = 0
+        end
+      end
+      n = current
+    end
+    for x = 7, S + 6 do
+      sum = sum + v[x]
+    end
+  end
+  if sum == 0 then -- missing or empty: anchored now, sized by this request
+    S = algorithm == 116 and 9 or 8
+    a, s, l, n = now, tonum(ARGV[8]), tonum(ARGV[7]), 0
+    v = {'w', S, a, s, l, n, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+  end
+  if sum + permits > l then
+    return nil -- refused: the general path finds when it could go, and flags the count
+  end
+  local add = min(permits, INT_MAX - sum) -- debt saturates, as in process
+  local x = n % S + 7
+  v[x] = v[x] + add
+  sum = sum + add
+  local oldestStep, last
+  for j = max(0, n - S + 1), n do
+    if v[j % S + 7] > 0 then
+      oldestStep = oldestStep or j
+      last = j
+    end
+  end
+  if not last then
+    redis.call('DEL', key)
+  else
+    redis.call('SET', key, spack(WINDOW[S], 'w', S, a, s, l, n, unpackn(v, 7, S + 6)),
+        'PX', floor((a + (last + S) * s - now + 999) / 1000) + padding)
+  end
+  return {0, max(0, l - sum), oldestStep and a + (oldestStep + S) * s - now or -1, 0, a + n * s, 0}
+end
+
 -- one call ---------------------------------------------------------------------------------------------
 
 local function run(KEYS, ARGV)
@@ -496,6 +568,13 @@ local function run(KEYS, ARGV)
   padding = tonum(ARGV[3])
   channel = ARGV[4]
   local mode = ARGV[1]
+
+  if mode == 'a' and #KEYS == 1 then
+    local reply = acquireOneWindow(KEYS, ARGV)
+    if reply then
+      return reply
+    end
+  end
 
   if mode == 'r' then
     local given = 0
