@@ -7,6 +7,7 @@ import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
+import dev.ratelimit.core.testing.Await;
 import dev.ratelimit.redis.testing.CommandStats;
 import dev.ratelimit.redis.testing.RedisServerExtension;
 import dev.ratelimit.redis.testing.Resp;
@@ -53,6 +54,29 @@ class FunctionOrScriptTest {
                 assertThat(ran).as("Redis %d: the script", major).containsEntry("evalsha", 5L)
                         .doesNotContainKeys("fcall", "eval");
             }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = RedisRateLimitStore.Client.class, names = {"JEDIS", "LETTUCE"})
+    void aStoreBuiltWhileRedisIsDownLoadsItOnceRedisIsUp(RedisRateLimitStore.Client client) throws Exception {
+        RateLimitPolicy limit = new RateLimitPolicy("late", 100, 60);
+        CountKey key = new CountKey(limit.name(), null, RateLimitAlgorithm.SLIDING_WINDOW);
+        REDIS.stop();
+        try (RedisRateLimitStore store = RedisRateLimitStore.builder(REDIS.uri()).keyPrefix("late-" + client + ":")
+                .client(client).timeout(Duration.ofMillis(500)).build()) {
+            assertThat(store.awaitConnection(Duration.ofMillis(300))).isFalse();
+            REDIS.start();
+            Await.until("the store connected", 10, () -> store.awaitConnection(Duration.ofMillis(200)));
+            try (Resp admin = REDIS.client()) {
+                RateLimitRequest request = RateLimitRequest.of(store.bind(key), key, limit, 1, Kind.ACQUIRE);
+                CommandStats before = CommandStats.of(admin);
+                assertThat(store.acquire("p", request, 1).toCompletableFuture().get(10, TimeUnit.SECONDS).allowed()).isTrue();
+                assertThat(CommandStats.of(admin).succeededSince(before))
+                        .containsEntry(CommandStats.majorVersion(admin) >= 7 ? "fcall" : "evalsha", 1L);
+            }
+        } finally {
+            REDIS.start();
         }
     }
 }

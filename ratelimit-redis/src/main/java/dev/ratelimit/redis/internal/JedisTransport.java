@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import redis.clients.jedis.Builder;
 import redis.clients.jedis.CommandArguments;
@@ -45,8 +46,12 @@ import redis.clients.jedis.params.SetParams;
  * client holds a thread for: {@link #subscribe} answers false, and {@code RedisRateLimitStore} subscribes through
  * Lettuce ({@link ThreadRoutedTransport}).
  *
- * <p>Thread-safe: the pool is Jedis'; {@code function} is a volatile flag, and {@code reloading} lets one thread load
- * the library again. Not API.
+ * <p>Connecting never fails the application: while Redis cannot be reached, calls fail (one timeout each, which the
+ * engine's outage breaker makes one per outage), and the loading of the library is tried again, at most once a second,
+ * when {@link #connected} is asked or a call succeeds.
+ *
+ * <p>Thread-safe: the pool is Jedis'; {@code functions} is a volatile flag, {@code reloading} lets one thread load
+ * the library again, and {@code loaded} is replaced by compare-and-set. Not API.
  */
 public final class JedisTransport implements RedisTransport {
 
@@ -68,7 +73,9 @@ public final class JedisTransport implements RedisTransport {
     private final byte[] text = script.textBytes();
     private final byte[] function = script.functionNameBytes();
     private final AtomicBoolean reloading = new AtomicBoolean();
-    private final CompletableFuture<Void> loaded = new CompletableFuture<>();
+    /** The last loading ({@link #preload}): failed while Redis could not be reached, then tried again. */
+    private final AtomicReference<CompletableFuture<Void>> loaded = new AtomicReference<>();
+    private volatile long nextAttempt;
     /** Calls name the function library (loaded); else the script. */
     private volatile boolean functions;
     private volatile boolean closed;
@@ -109,9 +116,32 @@ public final class JedisTransport implements RedisTransport {
         HostAndPort where = new HostAndPort(uri.getHost(), uri.getPort());
         this.client = cluster ? new JedisCluster(Set.of(where), clientConfig, 5, pool)
                 : RedisClient.builder().hostAndPort(where).clientConfig(clientConfig).poolConfig(pool).build();
-        Thread preload = new Thread(this::preload, "ratelimit-redis-jedis-preload");
+        preloadAgain(null);
+    }
+
+    /**
+     * Starts loading on a thread of its own when {@code failed} is the current attempt (null: none yet), at most once
+     * per {@link LettuceTransport#RETRY_INTERVAL_NANOS}; callers never wait for it.
+     */
+    private void preloadAgain(CompletableFuture<Void> failed) {
+        CompletableFuture<Void> next = new CompletableFuture<>();
+        if (closed || !loaded.compareAndSet(failed, next)) {
+            return;
+        }
+        nextAttempt = System.nanoTime() + LettuceTransport.RETRY_INTERVAL_NANOS;
+        Thread preload = new Thread(() -> preload(next), "ratelimit-redis-jedis-preload");
         preload.setDaemon(true);
         preload.start();
+    }
+
+    /** The current attempt to load; a new one when it failed and a retry is due. */
+    private CompletableFuture<Void> loading() {
+        CompletableFuture<Void> current = loaded.get();
+        if (current.isCompletedExceptionally() && System.nanoTime() - nextAttempt >= 0) {
+            preloadAgain(current);
+            return loaded.get();
+        }
+        return current;
     }
 
     /**
@@ -119,7 +149,7 @@ public final class JedisTransport implements RedisTransport {
      * never fails: a call then names the script, and {@code EVAL} when Redis has neither. Completes {@link #connected}
      * once Redis answered (whatever it answered), or fails it when Redis could not be reached.
      */
-    private void preload() {
+    private void preload(CompletableFuture<Void> loaded) {
         try {
             if (!cluster && loadFunction()) {
                 loaded.complete(null);
@@ -187,6 +217,9 @@ public final class JedisTransport implements RedisTransport {
             return;
         }
         call.replied(read(reply, call.reply()));
+        if (loaded.get().isCompletedExceptionally()) {
+            loading(); // Redis answers again: the library (or script) is loaded in the background
+        }
     }
 
     /** The command: {@code <command> <script> <keys> <key>... <argument>...}, each key marked as one (a cluster's slot). */
@@ -231,7 +264,7 @@ public final class JedisTransport implements RedisTransport {
 
     @Override
     public CompletionStage<Void> connected() {
-        return closed ? CompletableFuture.failedFuture(new IllegalStateException("closed")) : loaded.copy();
+        return closed ? CompletableFuture.failedFuture(new IllegalStateException("closed")) : loading().copy();
     }
 
     /** Never: see the class comment. */
