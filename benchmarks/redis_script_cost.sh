@@ -29,8 +29,8 @@ cli() { redis-cli -p "$PORT" "$@"; }
 # ARGV: acquire, the server's clock, no padding, no channel, no delay; one sliding limit far out of reach
 ARGS=(a '' 0 '' 0 sa 100000000 7500000 1 0 '')
 KEY='ratelimit:{9:bench-key}module'
-# two limits of one request: a sliding one and a token bucket, in one slot
-ARGS2=(a '' 0 '' 0 sa 100000000 7500000 1 0 '' ba 100000000 600 1 0 '')
+# two limits of one request, both windows (a sliding one of a minute, a strict one of an hour), in one slot
+ARGS2=(a '' 0 '' 0 sa 100000000 7500000 1 0 '' ta 100000000 450000000 1 0 '')
 KEY2='ratelimit:{9:bench-key}second'
 # Bucket4j: its compare-and-set script (io.github.bucket4j.redis.consts.LuaScripts), and a state of one bandwidth
 # (about 70 bytes: RemoteBucketState's serial form) and of two
