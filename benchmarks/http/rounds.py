@@ -3,6 +3,7 @@
 
     python3 benchmarks/http/rounds.py example --out benchmarks/results/http-example.json
     python3 benchmarks/http/rounds.py redis   --connections 4 --out benchmarks/results/http-redis.json
+    python3 benchmarks/http/rounds.py redis   --connections 16 --out benchmarks/results/http-redis-16.json
     python3 benchmarks/http/rounds.py quarkus-redis --connections 4 --out benchmarks/results/http-quarkus-redis.json
     python3 benchmarks/http/rounds.py address --out benchmarks/results/http-address.json
     python3 benchmarks/http/rounds.py quarkus --out benchmarks/results/http-quarkus.json
@@ -112,22 +113,31 @@ def experiments(redis_port, jars=(), quarkus_apps=()):
             "ratios": [("address", "header")],
         },
         "redis": {
-            "what": "examples/todos jar: GET /todos/1, in-process store vs Redis store (Lettuce) vs Bucket4j's Lettuce "
-                    "proxy in a request filter of the same jar (ratelimit off, the same limit and keys), and off "
-                    "(Redis pinned with the server)",
+            "what": "examples/todos jar: GET /todos/1, in-process store vs Redis store (its default on Grizzly: "
+                    "Jedis on the request thread; and Lettuce, ratelimit.redis.client=lettuce) vs Bucket4j's Lettuce "
+                    "and Jedis proxies in a request filter of the same jar (ratelimit off, the same limit and keys), "
+                    "and off (Redis pinned with the server)",
             "redis": True,
             "servers": {
                 "inprocess": {"cmd": todos(), "path": "/todos/1"},
                 "redis": {"cmd": todos(f"-Dratelimit.redis.uri=redis://127.0.0.1:{redis_port}"), "path": "/todos/1"},
+                "redis-lettuce": {"cmd": todos(f"-Dratelimit.redis.uri=redis://127.0.0.1:{redis_port}",
+                                               "-Dratelimit.redis.client=lettuce"), "path": "/todos/1"},
                 "bucket4j": {"cmd": todos("-Dratelimit.enabled=false",
                                           f"-Dbenchmark.bucket4j.redis-uri=redis://127.0.0.1:{redis_port}",
                                           "-Dbenchmark.bucket4j.permit-limit=100000000"), "path": "/todos/1"},
+                "bucket4j-jedis": {"cmd": todos("-Dratelimit.enabled=false",
+                                                f"-Dbenchmark.bucket4j.redis-uri=redis://127.0.0.1:{redis_port}",
+                                                "-Dbenchmark.bucket4j.client=jedis",
+                                                "-Dbenchmark.bucket4j.permit-limit=100000000"), "path": "/todos/1"},
                 "off": {"cmd": todos("-Dratelimit.enabled=false"), "path": "/todos/1"},
             },
-            "measurements": [("inprocess", "inprocess", "key"), ("redis", "redis", "key"), ("bucket4j", "bucket4j", "key"),
-                             ("off", "off", "key")],
-            "ratios": [("redis", "inprocess"), ("bucket4j", "inprocess"), ("redis", "bucket4j"), ("inprocess", "off"),
-                       ("redis", "off")],
+            "measurements": [("inprocess", "inprocess", "key"), ("redis", "redis", "key"),
+                             ("redis-lettuce", "redis-lettuce", "key"), ("bucket4j", "bucket4j", "key"),
+                             ("bucket4j-jedis", "bucket4j-jedis", "key"), ("off", "off", "key")],
+            "ratios": [("redis", "inprocess"), ("redis-lettuce", "inprocess"), ("bucket4j", "inprocess"),
+                       ("bucket4j-jedis", "inprocess"), ("redis", "bucket4j"), ("redis", "bucket4j-jedis"),
+                       ("redis", "redis-lettuce"), ("inprocess", "off"), ("redis", "off")],
         },
         "quarkus-redis": {
             "what": "Quarkus 3.33.2 with the extension, ratelimit-redis and quarkus-redis-client, blocking GET /item/{id}: "
@@ -201,13 +211,32 @@ def cpu_ticks(pid):
     return int(fields[11]) + int(fields[12])
 
 
+def context_switches(pid):
+    """Voluntary + involuntary context switches of a process so far: the sum over its threads' /proc status (a
+    process' own /proc/<pid>/status counts its main thread only). Threads that ended meanwhile are not counted."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                for l in f:
+                    if l.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
+                        total += int(l.split()[1])
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return total
+
+
 def wrk(port, path, mode, args, pid, redis_pid=None):
     env = dict(os.environ, WRK_KEYS=str(args.keys), WRK_MODE=mode, WRK_PATH=path)
     cmd = ["taskset", "-c", args.client_cpu, "wrk", f"-t{args.threads}", f"-c{args.connections}",
            f"-d{args.duration}s", "-s", LUA, f"http://127.0.0.1:{port}{path}"]
     before = cpu_ticks(pid)
     redis_before = cpu_ticks(redis_pid) if redis_pid else 0
+    switches_before = context_switches(pid)
+    redis_switches_before = context_switches(redis_pid) if redis_pid else 0
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
+    switches_after = context_switches(pid)
+    redis_switches_after = context_switches(redis_pid) if redis_pid else 0
     after = cpu_ticks(pid)
     redis_after = cpu_ticks(redis_pid) if redis_pid else 0
     line = [l for l in out.splitlines() if l.startswith("{")][-1]
@@ -215,7 +244,10 @@ def wrk(port, path, mode, args, pid, redis_pid=None):
     result["rps"] = result["requests"] / (result["duration_us"] / 1e6)
     # the server's CPU per answered request: throughput's other face, less moved by what else runs on its core
     result["server_cpu_us_per_request"] = (after - before) / os.sysconf("SC_CLK_TCK") * 1e6 / result["requests"]
+    # thread hand-offs show here: every wake-up of a thread that waited is a voluntary switch
+    result["server_context_switches_per_request"] = (switches_after - switches_before) / result["requests"]
     if redis_pid:
+        result["redis_context_switches_per_request"] = (redis_switches_after - redis_switches_before) / result["requests"]
         # Redis' CPU per request, on the server's core too (every server of the run shares the one Redis: only the
         # measured one is loaded meanwhile)
         result["redis_cpu_us_per_request"] = (redis_after - redis_before) / os.sysconf("SC_CLK_TCK") * 1e6 / result["requests"]
@@ -228,7 +260,8 @@ def wrk(port, path, mode, args, pid, redis_pid=None):
 def line(r):
     """One measurement, as printed while the experiment runs."""
     redis = f"  redis {r['redis_cpu_us_per_request']:5.1f} us/req" if "redis_cpu_us_per_request" in r else ""
-    return (f"{r['rps']:9.0f} req/s  cpu {r['server_cpu_us_per_request']:5.1f} us/req{redis}  p50 {r['p50_us']} us  "
+    return (f"{r['rps']:9.0f} req/s  cpu {r['server_cpu_us_per_request']:5.1f} us/req{redis}  "
+            f"cs {r['server_context_switches_per_request']:4.1f}/req  p50 {r['p50_us']} us  "
             f"p99 {r['p99_us']} us  load {r['load'][0]}")
 
 
@@ -358,7 +391,12 @@ def summarize(result, spec):
             "p50_us_median": statistics.median(r["p50_us"] for r in runs),
             "p99_us_median": statistics.median(r["p99_us"] for r in runs),
             "server_cpu_us_per_request_median": statistics.median(r["server_cpu_us_per_request"] for r in runs),
+            "server_context_switches_per_request_median": statistics.median(
+                r["server_context_switches_per_request"] for r in runs),
         }
+        if all("redis_context_switches_per_request" in r for r in runs):
+            summary["measurements"][name]["redis_context_switches_per_request_median"] = statistics.median(
+                r["redis_context_switches_per_request"] for r in runs)
         if all("redis_cpu_us_per_request" in r for r in runs):
             summary["measurements"][name]["redis_cpu_us_per_request_median"] = statistics.median(
                 r["redis_cpu_us_per_request"] for r in runs)

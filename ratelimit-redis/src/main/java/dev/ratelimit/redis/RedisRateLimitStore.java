@@ -9,9 +9,11 @@ import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
+import dev.ratelimit.redis.internal.JedisTransport;
 import dev.ratelimit.redis.internal.LettuceTransport;
 import dev.ratelimit.redis.internal.RedisKeys;
 import dev.ratelimit.redis.internal.RedisUris;
+import dev.ratelimit.redis.internal.ThreadRoutedTransport;
 import dev.ratelimit.redis.internal.UnexpectedReply;
 import dev.ratelimit.redis.transport.CountKeys;
 import dev.ratelimit.redis.transport.RedisTransport;
@@ -110,10 +112,49 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
         this.padding = testClock == null ? 0 : b.expiryPaddingMillis;
         this.cluster = b.cluster;
         this.mostMoves = b.mostMoves;
+        this.transport = b.transport != null ? b.transport : transport(b);
         this.description = "RedisRateLimitStore(" + b.where + ", cluster=" + b.cluster
-                + ", timeout-millis=" + b.timeout.toMillis() + ", key-prefix=" + b.keyPrefix
-                + (testClock == null ? "" : ", manual clock") + ")";
-        this.transport = b.transport != null ? b.transport : new LettuceTransport(b.uri, b.cluster, b.timeout);
+                + ", client=" + clientName(transport) + ", timeout-millis=" + b.timeout.toMillis()
+                + ", key-prefix=" + b.keyPrefix + (testClock == null ? "" : ", manual clock") + ")";
+    }
+
+    /** The transport {@link Builder#client} chooses; Lettuce for Sentinel, which Jedis is not used with here. */
+    private static RedisTransport transport(Builder b) {
+        if (b.client == Client.LETTUCE || !b.uri.getSentinels().isEmpty()) {
+            return new LettuceTransport(b.uri, b.cluster, b.timeout);
+        }
+        JedisTransport jedis = new JedisTransport(b.uri, b.cluster, b.blockingTimeout == null ? b.timeout : b.blockingTimeout);
+        return new ThreadRoutedTransport(jedis, new LettuceTransport(b.uri, b.cluster, b.timeout), b.client == Client.JEDIS);
+    }
+
+    private static String clientName(RedisTransport transport) {
+        return transport instanceof LettuceTransport ? "lettuce"
+                : transport instanceof ThreadRoutedTransport routed ? routed.toString() : transport.getClass().getSimpleName();
+    }
+
+    /**
+     * Which client carries the store's calls ({@code ratelimit.redis.client}).
+     */
+    public enum Client {
+        /**
+         * Jedis for calls made on a thread that may block (a request thread of Jersey on Grizzly, Open Liberty,
+         * Payara): that thread writes the call and reads its answer, with no hand-off; Lettuce for calls made on a
+         * thread that must not block (an event loop, a fork-join pool where asynchronous stages go on), and for
+         * announcements. The default.
+         */
+        AUTO,
+        /** Jedis for every call; Lettuce for announcements only. */
+        JEDIS,
+        /** Lettuce for everything: one connection that pipelines, with I/O threads of its own. */
+        LETTUCE
+    }
+
+    /**
+     * Which client carries the calls: {@code lettuce}, {@code jedis}, {@code jedis+lettuce} ({@link Client#AUTO}), or
+     * the class of a transport given to {@link #builder(RedisTransport, String)}.
+     */
+    public String client() {
+        return clientName(transport);
     }
 
     /**
@@ -351,6 +392,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
         private LongSupplier nanoClock;
         private long expiryPaddingMillis = TEST_EXPIRY_PADDING_MILLIS;
         private int mostMoves = SlotSplit.MOST_MOVES;
+        private Client client = Client.AUTO;
+        private Duration blockingTimeout;
 
         private Builder(String uri, RedisTransport transport, String where) {
             this.transport = transport;
@@ -379,6 +422,28 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
                 throw new IllegalArgumentException("timeout must be positive, was " + timeout);
             }
             this.timeout = timeout;
+            return this;
+        }
+
+        /**
+         * Which client carries the store's calls ({@link Client}); default {@link Client#AUTO}. A Sentinel URI always
+         * takes Lettuce. Ignored with a transport given to {@link #builder(RedisTransport, String)}.
+         */
+        public Builder client(Client client) {
+            this.client = java.util.Objects.requireNonNull(client, "client");
+            return this;
+        }
+
+        /**
+         * With Jedis: how long a call may block its thread to connect, and then again to be answered, positive; the
+         * engine cannot answer a blocked thread before the call returns, so under the engine this is its
+         * {@code ratelimit.store.timeout-millis}. Default: {@link #timeout}.
+         */
+        public Builder blockingTimeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("blocking timeout must be positive, was " + timeout);
+            }
+            this.blockingTimeout = timeout;
             return this;
         }
 

@@ -41,6 +41,7 @@ class PipeliningTest {
         RateLimitPolicy limit = new RateLimitPolicy("piped", 30, 60);
         CountKey key = new CountKey(limit.name(), null, RateLimitAlgorithm.SLIDING_WINDOW);
         try (RedisRateLimitStore store = RedisRateLimitStore.builder(REDIS.uri()).keyPrefix("piped:")
+                .client(RedisRateLimitStore.Client.LETTUCE) // Lettuce's one connection; Jedis: a connection per thread
                 .timeout(Duration.ofSeconds(20)).build();
              Resp admin = REDIS.client()) {
             assertThat(store.awaitConnection(Duration.ofSeconds(10))).isTrue();

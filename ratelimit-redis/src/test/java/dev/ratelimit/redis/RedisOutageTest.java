@@ -186,13 +186,15 @@ class RedisOutageTest {
     // ------------------------------------------------------------------------------------------------
 
     /**
-     * An engine with {@code settings} on a store of its own, whose Lettuce timeout is the engine's (as the CDI
-     * producer makes it).
+     * An engine with {@code settings} on a store of its own, whose Lettuce timeout is the engine's: an asynchronous
+     * store, whose calls the engine's deadline cuts short (what a blocking Jedis call costs in an outage:
+     * {@link OutageCostsOneTimeoutTest}).
      */
     private Guarded guarded(String mode, Map<String, String> settings) {
         RateLimitSettings parsed = RateLimitSettings.of(settings);
         RedisRateLimitStore store = RedisRateLimitStore.builder(REDIS.uri())
-                .timeout(Duration.ofMillis(parsed.timeoutMillis())).keyPrefix("outage-" + mode + ":").build();
+                .timeout(Duration.ofMillis(parsed.timeoutMillis())).keyPrefix("outage-" + mode + ":")
+                .client(RedisRateLimitStore.Client.LETTUCE).build();
         stores.add(store);
         RateLimitEngine engine = RateLimitEngine.builder(parsed, store).build();
         BoundLimits limits = engine.binder().bind(beanMethod("RedisOutageTest." + mode + "()", limit(LIMIT, 1)));

@@ -288,7 +288,7 @@ class RedisRateLimitStoreServerTest {
                 .keyPrefix("app1:").timeout(Duration.ofMillis(100)).build()) {
             assertThat(secret.toString())
                     .isEqualTo("RedisRateLimitStore(uri=redis://***@127.0.0.1:" + REDIS.port()
-                            + ", cluster=false, timeout-millis=100, key-prefix=app1:)")
+                            + ", cluster=false, client=jedis+lettuce, timeout-millis=100, key-prefix=app1:)")
                     .doesNotContain("s3cret");
             assertThat(secret.storeName()).isEqualTo("redis");
         }

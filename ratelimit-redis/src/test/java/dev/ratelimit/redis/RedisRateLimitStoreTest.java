@@ -16,7 +16,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * contract's manual clock (passed to the script instead of the server's {@code TIME}), at the store's
  * resolution of a microsecond.
  *
- * <p>One store (one Lettuce client) serves every test of the class: each test's clock is plugged in when
+ * <p>The store takes its default client: this test's thread may block, so its calls go through Jedis (those the
+ * store makes on Lettuce's threads, through Lettuce); {@link RedisRateLimitStoreOnLettuceTest} runs it all through Lettuce.
+ *
+ * <p>One store (one set of clients) serves every test of the class: each test's clock is plugged in when
  * the test begins, and every clock starts at {@link ManualClock#DEFAULT_START}, the store's origin. The
  * contract keeps tests apart by partition, but a count per application is every partition's (the partition
  * {@code application}, whichever the test), so each test begins on an empty database.
@@ -36,10 +39,15 @@ class RedisRateLimitStoreTest extends RateLimitStoreContract {
             resp.call("FLUSHDB"); // a count per application left by an earlier test would be this one's too
         }
         if (shared == null) {
-            shared = RedisRateLimitStore.builder(REDIS.uri()).timeout(Duration.ofSeconds(5))
+            shared = RedisRateLimitStore.builder(REDIS.uri()).timeout(Duration.ofSeconds(5)).client(client())
                     .nanoClock(() -> CLOCK.get().now()).build();
         }
         return shared;
+    }
+
+    /** Which client carries the calls. */
+    RedisRateLimitStore.Client client() {
+        return RedisRateLimitStore.Client.AUTO;
     }
 
     @Override

@@ -28,7 +28,13 @@ public final class RedisConfigKeys implements KeyProvider {
                     "`true`: the URI is a seed node of a Redis Cluster."),
             new Key(RedisSettings.KEY_PREFIX, Section.STORES, "at most 256 characters, no `{` or `}`", "ratelimit:",
                     null, false, ARTIFACT,
-                    "The text in front of every Redis key; applications sharing a Redis each take their own."));
+                    "The text in front of every Redis key; applications sharing a Redis each take their own."),
+            new Key(RedisSettings.CLIENT, Section.STORES, "`auto`, `jedis` or `lettuce`", "auto", null, false, ARTIFACT,
+                    "Which Redis client carries the store's calls: `auto`, Jedis for calls made on a thread that may "
+                            + "block (the request threads of Jersey, Open Liberty, Payara: no hand-off to an I/O "
+                            + "thread) and Lettuce for calls on an event loop; `jedis`, Jedis for every call; "
+                            + "`lettuce`, Lettuce for every call (one connection that pipelines). Announcements go "
+                            + "through Lettuce. On Quarkus the store runs on the Quarkus Redis client, whatever this says."));
 
     private static final List<Alias> ALIASES = List.of(
             new Alias(RedisSettings.OLDER_TIMEOUT_MILLIS, RateLimitSettings.STORE_TIMEOUT_MILLIS, ARTIFACT),

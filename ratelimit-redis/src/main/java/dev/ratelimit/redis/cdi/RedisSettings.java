@@ -20,18 +20,26 @@ import org.eclipse.microprofile.config.Config;
  * @param cluster   {@value #CLUSTER}: talk the Redis Cluster protocol; default false
  * @param keyPrefix {@value #KEY_PREFIX}: text in front of every key, at most 256 characters, no braces;
  *                  default {@code ratelimit:}
+ * @param client    {@value #CLIENT}: which client carries the calls, {@code auto}, {@code jedis} or {@code lettuce};
+ *                  default {@code auto} (not read on Quarkus, where the store runs on the Quarkus Redis client)
  */
-public record RedisSettings(String uri, boolean cluster, String keyPrefix) {
+public record RedisSettings(String uri, boolean cluster, String keyPrefix, RedisRateLimitStore.Client client) {
 
     public static final String URI = "ratelimit.redis.uri";
     public static final String CLUSTER = "ratelimit.redis.cluster";
     public static final String KEY_PREFIX = "ratelimit.redis.key-prefix";
+    public static final String CLIENT = "ratelimit.redis.client";
     /** The older spelling of {@code ratelimit.store.timeout-millis}, read when that key is unset. */
     public static final String OLDER_TIMEOUT_MILLIS = "ratelimit.redis.timeout-millis";
     /** The older spelling of {@code ratelimit.store.on-failure}, read when that key is unset. */
     public static final String OLDER_ON_FAILURE = "ratelimit.redis.on-failure";
 
     private static final int MAX_PREFIX_LENGTH = 256;
+
+    /** The settings with {@code client} {@code auto}. */
+    public RedisSettings(String uri, boolean cluster, String keyPrefix) {
+        this(uri, cluster, keyPrefix, RedisRateLimitStore.Client.AUTO);
+    }
 
     /** Reads and validates every key. @throws InvalidRateLimitException naming the key and the value */
     public static RedisSettings load(Config config) {
@@ -60,15 +68,24 @@ public record RedisSettings(String uri, boolean cluster, String keyPrefix) {
             throw invalid(KEY_PREFIX, prefix, "at most " + MAX_PREFIX_LENGTH + " characters without '{' or '}' "
                     + "(a brace would take over the Redis Cluster hash tag)");
         }
-        return new RedisSettings(uri, cluster, prefix);
+        String clientText = text(config, CLIENT);
+        RedisRateLimitStore.Client client = RedisRateLimitStore.Client.AUTO;
+        if (clientText != null) {
+            try {
+                client = RedisRateLimitStore.Client.valueOf(clientText.toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw invalid(CLIENT, clientText, "auto, jedis or lettuce");
+            }
+        }
+        return new RedisSettings(uri, cluster, prefix, client);
     }
 
     /**
      * A store with these settings; {@code timeout} is how long Lettuce waits for a command ({@link
-     * RedisStoreProducer} gives it longer than the engine's store timeout).
+     * RedisStoreProducer} gives it longer than the engine's store timeout), and how long Jedis may block.
      */
     public RedisRateLimitStore.Builder storeBuilder(Duration timeout) {
-        return RedisRateLimitStore.builder(uri).cluster(cluster).timeout(timeout).keyPrefix(keyPrefix);
+        return RedisRateLimitStore.builder(uri).cluster(cluster).timeout(timeout).keyPrefix(keyPrefix).client(client);
     }
 
     /** {@link #uri()} without its password, fit for a log; null when unset. */

@@ -17,7 +17,9 @@ import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * The store when {@code ratelimit-redis} is on the class path: Redis when {@code ratelimit.redis.uri} is set,
- * else the same in-process store as without this module.
+ * else the same in-process store as without this module. The runtimes this producer serves (Jersey on Grizzly, Open
+ * Liberty, Payara) run requests on threads that may block, so the store's calls go through Jedis there
+ * ({@code ratelimit.redis.client=auto}, {@link RedisRateLimitStore.Client}); Quarkus has a producer of its own.
  *
  * <p>An enabled alternative of low priority ({@code LIBRARY_BEFORE}): it replaces the default producer of
  * {@code ratelimit-cdi}, and an application's own {@code @Alternative} store, which normally has an
@@ -46,7 +48,9 @@ public class RedisStoreProducer {
         // may still be answered, and the engine then gives its permits back; a bound all the same, so that
         // commands never pile up behind a Redis that hangs
         long timeout = configuration.settings().timeoutMillis();
-        RedisRateLimitStore.Builder builder = redis.storeBuilder(Duration.ofMillis(timeout + Math.max(timeout, 1_000L)));
+        RedisRateLimitStore.Builder builder = redis.storeBuilder(Duration.ofMillis(timeout + Math.max(timeout, 1_000L)))
+                // Jedis blocks the request thread, which the engine cannot answer before the call returns: its bound
+                .blockingTimeout(Duration.ofMillis(timeout));
         if (configuration.manualClock() != null) {
             builder.nanoClock(configuration.manualClock()); // ratelimit.test.manual-clock=true: tests move time
         }

@@ -6,10 +6,12 @@ import java.util.function.Consumer;
 
 /**
  * How {@code RedisRateLimitStore} reaches Redis: a Redis client that runs the store's script and carries its
- * announcements. Two ship: Lettuce (what {@code RedisRateLimitStore.builder(String)} builds, on a connection of its
- * own), and, with the Quarkus extension, the application's Quarkus (Vert.x) Redis client, on its event loop.
+ * announcements. Three ship: Jedis for calls made on threads that may block, with Lettuce for the others and for
+ * announcements (what {@code RedisRateLimitStore.builder(String)} builds, {@code RedisRateLimitStore.Client}), Lettuce
+ * alone, and, with the Quarkus extension, the application's Quarkus (Vert.x) Redis client, on its event loop.
  *
- * <p>Implementations are thread-safe, and none of their methods blocks.
+ * <p>Implementations are thread-safe, and none of their methods blocks, but {@link #send} of a transport made for
+ * callers that may block (Jedis'), which returns once the call is answered or has failed, bounded by its timeout.
  */
 public interface RedisTransport extends AutoCloseable {
 

@@ -417,8 +417,9 @@ end
 -- count as it was sized, which issued it); then re-sized when the request's sizing tag is another (as
 -- WindowCount and BucketCount.adopt: the same window, the new limit with the permits spent kept, and a
 -- window's reservations kept as they are, permits promised already; another window or algorithm, afresh);
--- then sized by the request if it holds nothing. c.changed: the give-back changed what is stored
-local function load(KEYS, ARGV, k)
+-- then sized by the request if it holds nothing. c.changed: the give-back changed what is stored. raws: values of
+-- the keys read already in this call (false: missing), or nil
+local function load(KEYS, ARGV, k, raws)
   local code = ARGV[6 * k]
   local algorithm = sbyte(code, 1)
   local tag, window = 0, 0
@@ -431,7 +432,12 @@ local function load(KEYS, ARGV, k)
   local size = tonum(ARGV[6 * k + 2])
   local permits = tonum(ARGV[6 * k + 3])
   local receipt = ARGV[6 * k + 5]
-  local raw = redis.call('GET', KEYS[k])
+  local raw
+  if raws and raws[k] ~= nil then
+    raw = raws[k]
+  else
+    raw = redis.call('GET', KEYS[k])
+  end
   local c
   if algorithm == 98 then -- b: a token bucket
     c = loadBucket(raw)
@@ -476,6 +482,103 @@ local function load(KEYS, ARGV, k)
   return c
 end
 
+-- the common call, decided without the machinery above: window limits (sliding or strict) that acquire and may
+-- not wait, no receipt to give back, no sizing tag, each count found missing or stored without tag or
+-- reservations, and all allowed. Exactly what the general path decides then (each count as load finds it, has,
+-- spend, save, the reply), with one table per count (the stored value's fields) instead of a count's. For anything
+-- else (a refusal included) nil, with nothing written, and the values it read (raws[k]: false when missing), which
+-- the general path then decides on without reading them again
+local function acquireWindows(KEYS, ARGV)
+  if ARGV[5] ~= '0' then
+    return nil
+  end
+  local n = #KEYS
+  for k = 1, n do
+    local i = 6 * k
+    local code = ARGV[i]
+    if #code ~= 2 or sbyte(code, 1) == 98 or sbyte(code, 2) ~= 97 or ARGV[i + 4] ~= '0' or ARGV[i + 5] ~= '' then
+      return nil
+    end
+  end
+  local counts, raws = {}, {}
+  for k = 1, n do
+    local i = 6 * k
+    local algorithm = sbyte(ARGV[i], 1)
+    local raw = redis.call('GET', KEYS[k])
+    raws[k] = raw
+    -- v: 'w', S, anchor, step, limit, newest, S slots (at 7 .. S + 6), then the sum and the permits asked
+    local v
+    local S
+    local sum = 0
+    if raw then
+      S = sbyte(raw, 2)
+      local bytes = WINDOW_BYTES[S]
+      if not bytes or #raw ~= bytes or sbyte(raw, 1) ~= 119 then
+        return nil, raws -- tagged, holding reservations, a bucket, or not a count
+      end
+      v = {sunpack(WINDOW[S], raw)}
+      local a, s, last = v[3], v[4], v[6]
+      local elapsed = now - a
+      if elapsed >= (last + 1) * s then -- a step has passed since the newest
+        local current = floor(elapsed / s)
+        if current - last >= S then
+          for x = 7, S + 6 do
+            v[x] = 0
+          end
+        else
+          for j = last + 1, current do
+            v[j % S + 7] = 0
+          end
+        end
+        v[6] = current
+      end
+      for x = 7, S + 6 do
+        sum = sum + v[x]
+      end
+    end
+    if sum == 0 then -- missing or empty: anchored now, sized by this request
+      S = algorithm == 116 and 9 or 8
+      v = {'w', S, now, tonum(ARGV[i + 2]), tonum(ARGV[i + 1]), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+    end
+    local permits = tonum(ARGV[i + 3])
+    if sum + permits > v[5] then
+      return nil, raws -- refused: the general path finds when it could go, and flags the count
+    end
+    v[S + 7], v[S + 8] = sum, permits
+    counts[k] = v
+  end
+  local reply = {}
+  for k = 1, n do
+    local v = counts[k]
+    local S, a, s, l, newest, sum = v[2], v[3], v[4], v[5], v[6], v[v[2] + 7]
+    local add = min(v[S + 8], INT_MAX - sum) -- debt saturates, as in process
+    local x = newest % S + 7
+    v[x] = v[x] + add
+    sum = sum + add
+    local oldestStep, last
+    for j = max(0, newest - S + 1), newest do
+      if v[j % S + 7] > 0 then
+        oldestStep = oldestStep or j
+        last = j
+      end
+    end
+    if not last then
+      redis.call('DEL', KEYS[k])
+    else
+      redis.call('SET', KEYS[k], spack(WINDOW[S], 'w', S, a, s, l, newest, unpackn(v, 7, S + 6)),
+          'PX', floor((a + (last + S) * s - now + 999) / 1000) + padding)
+    end
+    local at = 6 * (k - 1)
+    reply[at + 1] = 0
+    reply[at + 2] = max(0, l - sum)
+    reply[at + 3] = oldestStep and a + (oldestStep + S) * s - now or -1
+    reply[at + 4] = 0
+    reply[at + 5] = a + newest * s
+    reply[at + 6] = 0
+  end
+  return reply
+end
+
 -- one call ---------------------------------------------------------------------------------------------
 
 local function run(KEYS, ARGV)
@@ -496,6 +599,15 @@ local function run(KEYS, ARGV)
   padding = tonum(ARGV[3])
   channel = ARGV[4]
   local mode = ARGV[1]
+
+  local raws -- the values the short path read, when it leaves the call to the general one
+  if mode == 'a' then
+    local reply
+    reply, raws = acquireWindows(KEYS, ARGV)
+    if reply then
+      return reply
+    end
+  end
 
   if mode == 'r' then
     local given = 0
@@ -537,7 +649,7 @@ local function run(KEYS, ARGV)
   local all = mode == 'a'
   local goAt = now + tonum(ARGV[5]) -- when the call goes: the latest grant of its limits that wait
   for k = 1, n do
-    local c = load(KEYS, ARGV, k)
+    local c = load(KEYS, ARGV, k, raws)
     if c.kind == 97 and c.wait == 0 then
       all = all and has(c, c.permits)
     elseif c.kind == 97 then

@@ -28,12 +28,12 @@ class RedisConfigKeysTest extends ModuleKeysContract {
     @Override
     protected Map<String, String> everyKeySet() {
         return Map.of(RedisSettings.URI, "redis://127.0.0.1:6379", RedisSettings.CLUSTER, "true",
-                RedisSettings.KEY_PREFIX, "app:");
+                RedisSettings.KEY_PREFIX, "app:", RedisSettings.CLIENT, "lettuce");
     }
 
     @Override
     protected int expectedDefaults() {
-        return 2; // cluster, key-prefix
+        return 3; // cluster, key-prefix, client
     }
 
     /** MicroProfile Config over a settings source. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ratelimit.core.InvalidRateLimitException;
+import dev.ratelimit.redis.RedisRateLimitStore;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfigBuilder;
 import java.time.Duration;
@@ -34,7 +35,7 @@ class RedisSettingsTest {
         RedisSettings settings = new RedisSettings("redis://127.0.0.1:1", false, "shop:");
         try (var store = settings.storeBuilder(Duration.ofMillis(40)).build()) {
             assertThat(store.toString()).isEqualTo(
-                    "RedisRateLimitStore(uri=redis://127.0.0.1:1, cluster=false, timeout-millis=40, key-prefix=shop:)");
+                    "RedisRateLimitStore(uri=redis://127.0.0.1:1, cluster=false, client=jedis+lettuce, timeout-millis=40, key-prefix=shop:)");
         }
     }
 
@@ -44,13 +45,25 @@ class RedisSettingsTest {
             "ratelimit.redis.uri|redis://127.0.0.1:port|must be a Redis URI",
             "ratelimit.redis.uri|localhost|must be a Redis URI",
             "ratelimit.redis.key-prefix|app{1}:|without '{' or '}'",
-            "ratelimit.redis.cluster|yes|true or false"})
+            "ratelimit.redis.cluster|yes|true or false",
+            "ratelimit.redis.client|netty|auto, jedis or lettuce"})
     void aMalformedValueFailsNamingTheKeyAndTheValue(String key, String value, String expected) {
         assertThatThrownBy(() -> RedisSettings.load(config(Map.of(key, value))))
                 .isInstanceOf(InvalidRateLimitException.class)
                 .hasMessageStartingWith("ratelimit configuration: " + key + " must be ")
                 .hasMessageContaining(expected)
                 .hasMessageEndingWith(", was \"" + value + "\"");
+    }
+
+    @ParameterizedTest(name = "ratelimit.redis.client={0}")
+    @CsvSource({"auto,AUTO,jedis+lettuce", "Jedis,JEDIS,jedis", " lettuce ,LETTUCE,lettuce"})
+    void theClientSettingChoosesWhichClientCarriesTheCalls(String value, RedisRateLimitStore.Client client, String carried) {
+        RedisSettings settings = RedisSettings.load(config(Map.of("ratelimit.redis.uri", "redis://127.0.0.1:1",
+                "ratelimit.redis.client", value)));
+        assertThat(settings.client()).isEqualTo(client);
+        try (var store = settings.storeBuilder(Duration.ofMillis(40)).build()) {
+            assertThat(store.client()).isEqualTo(carried);
+        }
     }
 
     @Test

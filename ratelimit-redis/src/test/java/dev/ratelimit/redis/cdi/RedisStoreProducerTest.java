@@ -44,7 +44,7 @@ class RedisStoreProducerTest {
     @RegisterExtension
     static final RedisServerExtension REDIS = new RedisServerExtension();
 
-    private static final List<String> KEYS = List.of(RedisSettings.URI, RedisSettings.KEY_PREFIX, RedisSettings.CLUSTER,
+    private static final List<String> KEYS = List.of(RedisSettings.URI, RedisSettings.KEY_PREFIX, RedisSettings.CLUSTER, RedisSettings.CLIENT,
             RateLimitSettings.STORE_TIMEOUT_MILLIS, RedisSettings.OLDER_TIMEOUT_MILLIS,
             RateLimitSettings.MAX_TRACKED_PARTITIONS, RateLimitSettings.TEST_MANUAL_CLOCK);
 
@@ -89,7 +89,9 @@ class RedisStoreProducerTest {
             // Lettuce waits the engine's 2500 ms and as long again, so a late answer still reaches the engine
             // and a permit it decided by the failure policy is given back
             assertThat(store.toString()).isEqualTo("RedisRateLimitStore(uri=" + REDIS.uri()
-                    + ", cluster=false, timeout-millis=5000, key-prefix=cdi:)");
+                    + ", cluster=false, client=jedis+lettuce, timeout-millis=5000, key-prefix=cdi:)");
+            // a request thread that may block (Jersey on Grizzly, Open Liberty, Payara) calls through Jedis
+            assertThat(redis.client()).isEqualTo("jedis+lettuce");
             assertThat(logged).anySatisfy(line -> assertThat(line).startsWith("ratelimit: store RedisRateLimitStore(uri="));
 
             BoundLimits limits = engine.binder().bind(beanMethod("RedisStoreProducerTest", limit(
@@ -102,6 +104,16 @@ class RedisStoreProducerTest {
             }
         }
         assertThat(redis.awaitConnection(java.time.Duration.ofMillis(100))).as("closed with the container").isFalse();
+    }
+
+    @Test
+    void withTheClientSetToLettuceEveryCallGoesThroughLettuce() {
+        configure(Map.of(RedisSettings.URI, REDIS.uri(), RedisSettings.CLIENT, "lettuce"));
+        try (WeldContainer container = new Weld().initialize()) {
+            RateLimitStore store = container.select(RateLimitStore.class).get();
+            assertThat(((RedisRateLimitStore) store).client()).isEqualTo("lettuce");
+            assertThat(store.toString()).contains(", client=lettuce,");
+        }
     }
 
     @Test
@@ -130,6 +142,7 @@ class RedisStoreProducerTest {
             "ratelimit.redis.uri|http://127.0.0.1:6379",
             "ratelimit.redis.cluster|yes",
             "ratelimit.redis.key-prefix|a{b}",
+            "ratelimit.redis.client|vertx",
             "ratelimit.redis.timeout-millis|abc"})
     void aMalformedValueFailsStartUpNamingTheKeyAndTheValue(String key, String value) {
         System.setProperty(RedisSettings.URI, REDIS.uri());

@@ -204,6 +204,28 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Fails unless {@code server} runs and is Redis {@code major} or later: the message names the binary, what it
+     * answered, and how to get Redis 7 or to skip that run.
+     */
+    public static void requireMajor(String server, int major) throws IOException, InterruptedException {
+        String text;
+        try {
+            Process version = new ProcessBuilder(server, "--version").redirectErrorStream(true).start();
+            text = new String(version.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            version.waitFor(10, TimeUnit.SECONDS);
+        } catch (IOException e) {
+            text = "cannot run it: " + e.getMessage();
+        }
+        Matcher found = Pattern.compile(" v=(\\d+)\\.").matcher(text);
+        if (!found.find() || Integer.parseInt(found.group(1)) < major) {
+            throw new IllegalStateException("These Redis tests run on Redis " + major + " or later (ratelimit.test.redis-major="
+                    + major + "), but ratelimit.test.redis-server=" + server + " answers: " + text
+                    + ". Install it (as root: apt-get install -y redis-server; .ci/run does) or name another binary "
+                    + "with -Dratelimit.test.redis7-server=<path>; to leave that run out, -Dratelimit.test.redis7.skip=true.");
+        }
+    }
+
     /** True when {@code server} is Redis 7 or later, which has (and needs) {@code --enable-debug-command}. */
     private static boolean debugCommandOption(String server) throws IOException {
         Process version = new ProcessBuilder(server, "--version").redirectErrorStream(true).start();

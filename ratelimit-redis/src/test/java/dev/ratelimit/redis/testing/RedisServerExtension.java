@@ -19,6 +19,12 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 public final class RedisServerExtension implements BeforeAllCallback, AfterAllCallback {
 
     public static final String BINARY_PROPERTY = "ratelimit.test.redis-server";
+    /**
+     * The major version the Redis of {@link #BINARY_PROPERTY} must have, e.g. {@code 7} in the build's second run of
+     * the Redis tests: a binary that is missing or older fails the class, saying so, instead of running the tests on
+     * another Redis.
+     */
+    public static final String MAJOR_PROPERTY = "ratelimit.test.redis-major";
 
     private final List<String> extraArgs;
     private RedisServer server;
@@ -36,7 +42,12 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
     /** Starts Redis on a port of its own, outside JUnit (a main); {@link #close()} it. */
     public RedisServerExtension startOnFreePort() throws IOException, InterruptedException {
         String configured = System.getProperty(BINARY_PROPERTY, "").strip();
-        server = new RedisServer(configured.isEmpty() ? RedisServer.defaultBinary() : configured, extraArgs);
+        String binary = configured.isEmpty() ? RedisServer.defaultBinary() : configured;
+        String major = System.getProperty(MAJOR_PROPERTY, "").strip();
+        if (!major.isEmpty()) {
+            RedisServer.requireMajor(binary, Integer.parseInt(major));
+        }
+        server = new RedisServer(binary, extraArgs);
         server.start();
         return this;
     }

@@ -271,6 +271,13 @@ public interface RateLimitConfig {
         @ConfigDocDefault("ratelimit:")
         Optional<String> keyPrefix();
 
+        /**
+         * Which client carries the store's calls on the other runtimes ({@code auto}, {@code jedis} or {@code lettuce});
+         * on Quarkus the store always runs on the Quarkus Redis client, whatever this says.
+         */
+        @ConfigDocDefault("auto")
+        Optional<String> client();
+
         /** The older spelling of {@code ratelimit.store.timeout-millis}. */
         Optional<String> timeoutMillis();
 

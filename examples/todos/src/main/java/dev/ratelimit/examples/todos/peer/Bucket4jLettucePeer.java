@@ -35,6 +35,8 @@ public final class Bucket4jLettucePeer implements ContainerRequestFilter {
     public static final String REDIS_URI = "benchmark.bucket4j.redis-uri";
     /** Permits a minute. */
     public static final String PERMIT_LIMIT = "benchmark.bucket4j.permit-limit";
+    /** Which of Bucket4j's proxies: {@code lettuce} (this one, the default) or {@code jedis} ({@link Bucket4jJedisPeer}). */
+    public static final String CLIENT = "benchmark.bucket4j.client";
 
     private static final Duration WINDOW = Duration.ofSeconds(60);
 
@@ -51,11 +53,22 @@ public final class Bucket4jLettucePeer implements ContainerRequestFilter {
         this.configuration = () -> config;
     }
 
-    /** Registers the peer with {@code config} when {@value #REDIS_URI} is set; else does nothing. */
+    /**
+     * Registers the peer with {@code config} when {@value #REDIS_URI} is set: this one, or Bucket4j's Jedis proxy when
+     * {@value #CLIENT} is {@code jedis}; else does nothing.
+     */
     public static void registerIfAsked(ResourceConfig config) {
         String uri = System.getProperty(REDIS_URI);
         if (uri == null || uri.isBlank()) {
             return;
+        }
+        String proxy = System.getProperty(CLIENT, "lettuce");
+        if (proxy.equals("jedis")) {
+            Bucket4jJedisPeer.register(config, uri, Long.parseLong(System.getProperty(PERMIT_LIMIT, "100")));
+            return;
+        }
+        if (!proxy.equals("lettuce")) {
+            throw new IllegalArgumentException(CLIENT + " must be lettuce or jedis, was \"" + proxy + "\"");
         }
         long permits = Long.parseLong(System.getProperty(PERMIT_LIMIT, "100"));
         RedisClient client = RedisClient.create(uri);
