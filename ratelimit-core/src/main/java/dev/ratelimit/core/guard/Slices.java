@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.LongSupplier;
 
 /**
@@ -249,7 +250,10 @@ final class Slices implements RateLimitStore.CountListener {
         Lease lease = new Lease(slice.site, decision, rest, sentAt, ends);
         boolean kept = !closed && ticket == ticket(slice) && ends - clock.getAsLong() > 0;
         if (kept) {
-            slice.lease = lease;
+            Lease before = Slice.LEASE.getAndSet(slice, lease);
+            if (before != null) {
+                close(before, true); // installed by another call since this one went: its unused part goes back
+            }
             if (ticket != ticket(slice)) { // an announcement came in while installing
                 close(lease, true);
             }
@@ -528,6 +532,8 @@ final class Slices implements RateLimitStore.CountListener {
     static final class Slice {
         private static final AtomicIntegerFieldUpdater<Slice> TAKING =
                 AtomicIntegerFieldUpdater.newUpdater(Slice.class, "taking");
+        static final AtomicReferenceFieldUpdater<Slice, Lease> LEASE =
+                AtomicReferenceFieldUpdater.newUpdater(Slice.class, Lease.class, "lease");
 
         final Site site;
         final String key;
