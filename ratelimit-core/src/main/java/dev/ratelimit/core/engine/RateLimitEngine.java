@@ -239,7 +239,11 @@ public final class RateLimitEngine {
             }
             return CompletableFuture.completedFuture(records.record(ledger, request, part, null, decision));
         }
-        return store.acquire(partition, request, permits)
+        RateLimitDecision home = store.atHome(partition, request, permits); // a slice's (docs/stores.md)
+        if (home != null) {
+            return CompletableFuture.completedFuture(records.record(ledger, request, part, null, home));
+        }
+        return store.acquire(partition, request, permits, true)
                 .whenComplete((decision, failure) -> {
                     if (failure != null) {
                         DecisionRecords.count(part.keys, RateLimitMetrics.Outcome.FAILED);

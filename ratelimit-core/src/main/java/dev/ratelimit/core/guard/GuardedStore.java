@@ -172,6 +172,30 @@ public final class GuardedStore implements RateLimitStore {
 
     @Override
     public CompletionStage<RateLimitDecision> acquire(String partition, RateLimitRequest request, int multiple) {
+        return acquire(partition, request, multiple, false);
+    }
+
+    /**
+     * The request decided at home, from this instance's slice of its count (docs/stores.md, "Exact or sliced"), on the
+     * caller's thread; null when it is not (not sliced, no slice, or the slice cannot answer it): then
+     * {@link #acquire(String, RateLimitRequest, int, boolean)} with {@code askedAtHome} true decides it.
+     */
+    public RateLimitDecision atHome(String partition, RateLimitRequest request, int multiple) {
+        Slices slices = this.slices;
+        if (slices == null) {
+            return null;
+        }
+        long now = clock.getAsLong();
+        Slices.Slice slice = slices.slice(partition, request, multiple, true, now);
+        return slice == null ? null : slices.atHome(slice, partition, request, multiple, now);
+    }
+
+    /**
+     * {@link #acquire(String, RateLimitRequest, int)}; {@code askedAtHome}: {@link #atHome} answered null for this
+     * request just now (its slice is not asked again, nor the request counted twice).
+     */
+    public CompletionStage<RateLimitDecision> acquire(String partition, RateLimitRequest request, int multiple,
+                                                      boolean askedAtHome) {
         if (atOnce) {
             try {
                 return CompletableFuture.completedFuture(decide(partition, request, multiple));
@@ -182,11 +206,14 @@ public final class GuardedStore implements RateLimitStore {
         Slices slices = this.slices;
         Slices.Slice slice = null;
         if (slices != null) {
-            slice = slices.slice(partition, request, multiple);
+            long now = clock.getAsLong();
+            slice = slices.slice(partition, request, multiple, !askedAtHome, now);
             if (slice != null) {
-                RateLimitDecision home = slices.atHome(slice, partition, request, multiple);
-                if (home != null) {
-                    return CompletableFuture.completedFuture(home);
+                if (!askedAtHome) {
+                    RateLimitDecision home = slices.atHome(slice, partition, request, multiple, now);
+                    if (home != null) {
+                        return CompletableFuture.completedFuture(home);
+                    }
                 }
                 slice.site.atStore();
             }

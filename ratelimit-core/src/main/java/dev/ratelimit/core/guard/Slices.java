@@ -114,11 +114,11 @@ final class Slices implements RateLimitStore.CountListener {
     // ------------------------------------------------------------------ the request path
 
     /**
-     * The slice of {@code request} in {@code partition}, its demand counted; null when the request is not sliced (or no
+     * The slice of {@code request} in {@code partition}, its demand counted ({@code count}); null when the request is not sliced (or no
      * room is left for a new slice, or the store's announcements are not heard yet): then it goes to the store as in
      * exact mode.
      */
-    Slice slice(String partition, RateLimitRequest request, int multiple) {
+    Slice slice(String partition, RateLimitRequest request, int multiple, boolean count, long now) {
         if (!listening || closed) {
             return null;
         }
@@ -131,7 +131,6 @@ final class Slices implements RateLimitStore.CountListener {
         }
         String key = site.perApplication ? CountKey.APPLICATION : partition;
         Slice slice = site.byPartition.get(key);
-        long now = clock.getAsLong();
         if (slice == null) {
             if (size.get() >= capacity && !sweep(now)) {
                 return null;
@@ -148,7 +147,9 @@ final class Slices implements RateLimitStore.CountListener {
                 scheduleSweep();
             }
         }
-        slice.seen(now, leaseNanos);
+        if (count) {
+            slice.seen(now, leaseNanos);
+        }
         return slice;
     }
 
@@ -170,12 +171,11 @@ final class Slices implements RateLimitStore.CountListener {
      * The request decided at home from the slice's lease: {@code multiple} units taken from it; null when the lease has
      * not enough left, or ended (then the store is asked).
      */
-    RateLimitDecision atHome(Slice slice, String partition, RateLimitRequest request, int multiple) {
+    RateLimitDecision atHome(Slice slice, String partition, RateLimitRequest request, int multiple, long now) {
         Lease lease = slice.lease;
         if (lease == null) {
             return null;
         }
-        long now = clock.getAsLong();
         if (now - lease.endsAt >= 0) {
             return null;
         }
@@ -545,11 +545,15 @@ final class Slices implements RateLimitStore.CountListener {
         /** The store's last answer of an allowed call (or any, before the first), and when its call went. */
         volatile RateLimitDecision answer;
         volatile long answeredAt;
-        /** Requests seen in the current period of one lease, and in the one before. */
-        private volatile long periodStart;
-        private volatile int seen;
-        private volatile int seenBefore;
-        volatile long lastSeen;
+        /**
+         * Requests seen in the current period of one lease, and in the one before; when the last was seen. Plain fields,
+         * racy on purpose: a write lost or seen late only makes a slice smaller or larger by a few permits, within its
+         * bounds, and the request path pays no fence for them.
+         */
+        private long periodStart;
+        private int seen;
+        private int seenBefore;
+        long lastSeen;
 
         Slice(Site site, String key, long now) {
             this.site = site;
