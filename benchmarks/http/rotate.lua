@@ -8,6 +8,7 @@
 local keys = tonumber(os.getenv("WRK_KEYS") or "5000")
 local mode = os.getenv("WRK_MODE") or "key"
 local path = os.getenv("WRK_PATH") or "/todos/1"
+local prefix = os.getenv("WRK_KEY_PREFIX") or "" -- keys of their own (the slices experiment's over-limit run)
 local prepared = {}
 local next_index = 0
 
@@ -19,7 +20,7 @@ function init(args)
     elseif mode == "forwarded" then
       headers["X-Forwarded-For"] = "198.18." .. math.floor(i / 256) .. "." .. (i % 256)
     else
-      headers["X-Api-Key"] = "key-" .. i
+      headers["X-Api-Key"] = prefix .. "key-" .. i
     end
     prepared[i] = wrk.format("GET", path, headers)
   end

@@ -8,6 +8,7 @@
     python3 benchmarks/http/rounds.py address --out benchmarks/results/http-address.json
     python3 benchmarks/http/rounds.py quarkus --out benchmarks/results/http-quarkus.json
     python3 benchmarks/http/rounds.py payara-jcache --out benchmarks/results/http-payara-jcache.json
+    python3 benchmarks/http/rounds.py slices --connections 4 --out benchmarks/results/http-slices.json
     python3 benchmarks/http/rounds.py jars --jar before=/tmp/old/todos.jar --jar after=examples/todos/target/todos.jar \
         --out benchmarks/results/http-jars.json
 
@@ -17,7 +18,14 @@ core 1, one measurement at a time, the others idle. Each request carries the nex
 gone flat), then --rounds measured rounds, the order of the measurements rotated each round, the load
 average read before each run. Ratios are taken within a round (side by side), never across runs.
 Run from the repository root, after building what the experiment serves (RESULTS.md has the commands).
-Only the standard library; wrk, taskset and (for "redis") redis-server on the PATH.
+Only the standard library; wrk, taskset and (for "redis", "slices") redis-server on the PATH.
+
+"slices" measures two traffic shapes (a measurement's own key count): hot (--hot-keys keys, 20: each well above one
+request a lease) and cold (--keys, 5 000 rotating keys), for the in-process store, exact Redis, sliced Redis
+(ratelimit.store.slices=true), Bucket4j's Lettuce proxy plain and with its "delaying" optimisation; Redis' command
+calls per request from INFO commandstats. Then an over-limit run: two instances of each shared variant with a low
+limit (--over-limit permits a minute per key), one wrk on each at once for --over-seconds on --hot-keys fresh keys,
+and the requests admitted (2xx) against what the limit allows in that time: over-admission, measured.
 """
 import argparse
 import json
@@ -139,6 +147,54 @@ def experiments(redis_port, jars=(), quarkus_apps=()):
                        ("bucket4j-jedis", "inprocess"), ("redis", "bucket4j"), ("redis", "bucket4j-jedis"),
                        ("redis", "redis-lettuce"), ("inprocess", "off"), ("redis", "off")],
         },
+        "slices": {
+            "what": "examples/todos jar: GET /todos/1, hot (a few keys, each well above one request a lease) and cold "
+                    "(5 000 rotating keys): in-process store vs exact Redis vs sliced Redis (ratelimit.store.slices) vs "
+                    "Bucket4j's Lettuce proxy plain and with its delaying optimisation (Redis pinned with the server); "
+                    "then over-admission in an over-limit run through two instances of each shared variant",
+            "redis": True,
+            "servers": {
+                "inprocess": {"cmd": todos(), "path": "/todos/1"},
+                "redis": {"cmd": todos(f"-Dratelimit.redis.uri=redis://127.0.0.1:{redis_port}"), "path": "/todos/1"},
+                "sliced": {"cmd": todos(f"-Dratelimit.redis.uri=redis://127.0.0.1:{redis_port}",
+                                        "-Dratelimit.store.slices=true"), "path": "/todos/1"},
+                "bucket4j": {"cmd": todos("-Dratelimit.enabled=false",
+                                          f"-Dbenchmark.bucket4j.redis-uri=redis://127.0.0.1:{redis_port}",
+                                          "-Dbenchmark.bucket4j.permit-limit=100000000"), "path": "/todos/1"},
+                "bucket4j-delaying": {"cmd": todos("-Dratelimit.enabled=false",
+                                                   f"-Dbenchmark.bucket4j.redis-uri=redis://127.0.0.1:{redis_port}",
+                                                   "-Dbenchmark.bucket4j.permit-limit=100000000",
+                                                   "-Dbenchmark.bucket4j.optimization=delaying"), "path": "/todos/1"},
+            },
+            # (name, server, caller mode, keys: "hot" or "cold")
+            "measurements": [(f"{server}-{shape}", server, "key", shape)
+                             for shape in ("hot", "cold")
+                             for server in ("inprocess", "redis", "sliced", "bucket4j", "bucket4j-delaying")],
+            "ratios": [("sliced-hot", "inprocess-hot"), ("sliced-hot", "redis-hot"), ("redis-hot", "inprocess-hot"),
+                       ("bucket4j-delaying-hot", "inprocess-hot"), ("bucket4j-hot", "inprocess-hot"),
+                       ("sliced-cold", "redis-cold"), ("sliced-cold", "inprocess-cold"),
+                       ("bucket4j-delaying-cold", "redis-cold"), ("bucket4j-cold", "redis-cold")],
+            # over-admission: (variant, JVM options of each of its two instances with a limit of {limit} a minute
+            # per key, and how many it may admit in {seconds} s on {keys} fresh keys)
+            "over": [
+                ("redis", lambda limit: todos(f"-Dratelimit.redis.uri=redis://127.0.0.1:{redis_port}",
+                                              f"-Dratelimit.limits.module.permit-limit={limit}"),
+                 lambda limit, seconds, keys: keys * limit),
+                ("sliced", lambda limit: todos(f"-Dratelimit.redis.uri=redis://127.0.0.1:{redis_port}",
+                                               "-Dratelimit.store.slices=true",
+                                               f"-Dratelimit.limits.module.permit-limit={limit}"),
+                 lambda limit, seconds, keys: keys * limit),
+                ("bucket4j", lambda limit: todos("-Dratelimit.enabled=false",
+                                                 f"-Dbenchmark.bucket4j.redis-uri=redis://127.0.0.1:{redis_port}",
+                                                 f"-Dbenchmark.bucket4j.permit-limit={limit}"),
+                 lambda limit, seconds, keys: keys * (limit + limit * seconds // 60)),
+                ("bucket4j-delaying", lambda limit: todos("-Dratelimit.enabled=false",
+                                                          f"-Dbenchmark.bucket4j.redis-uri=redis://127.0.0.1:{redis_port}",
+                                                          f"-Dbenchmark.bucket4j.permit-limit={limit}",
+                                                          "-Dbenchmark.bucket4j.optimization=delaying"),
+                 lambda limit, seconds, keys: keys * (limit + limit * seconds // 60)),
+            ],
+        },
         "quarkus-redis": {
             "what": "Quarkus 3.33.2 with the extension, ratelimit-redis and quarkus-redis-client, blocking GET /item/{id}: "
                     "the same jar in process and in Redis (quarkus.redis.hosts: the Vert.x client), and the app without "
@@ -226,19 +282,48 @@ def context_switches(pid):
     return total
 
 
-def wrk(port, path, mode, args, pid, redis_pid=None):
-    env = dict(os.environ, WRK_KEYS=str(args.keys), WRK_MODE=mode, WRK_PATH=path)
+SCRIPT_COMMANDS = ("eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro")
+
+
+def redis_calls(port):
+    """Script calls Redis has run so far (INFO commandstats: EVAL, EVALSHA, FCALL and their _ro forms), and every
+    command (INFO itself left out; the commands a script runs count too): (scripts, commands)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.sendall(b"INFO commandstats\r\n")
+        data = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+            header, _, rest = data.partition(b"\r\n")
+            if header.startswith(b"$") and len(rest) >= int(header[1:]):
+                break
+    scripts = commands = 0
+    for row in data.decode().splitlines():
+        if row.startswith("cmdstat_") and not row.startswith("cmdstat_info:"):
+            calls = int(row.split("calls=", 1)[1].split(",", 1)[0])
+            commands += calls
+            if row[len("cmdstat_"):].split(":", 1)[0] in SCRIPT_COMMANDS:
+                scripts += calls
+    return scripts, commands
+
+
+def wrk(port, path, mode, args, pid, redis_pid=None, keys=None, redis_port=None):
+    env = dict(os.environ, WRK_KEYS=str(keys or args.keys), WRK_MODE=mode, WRK_PATH=path)
     cmd = ["taskset", "-c", args.client_cpu, "wrk", f"-t{args.threads}", f"-c{args.connections}",
            f"-d{args.duration}s", "-s", LUA, f"http://127.0.0.1:{port}{path}"]
     before = cpu_ticks(pid)
     redis_before = cpu_ticks(redis_pid) if redis_pid else 0
     switches_before = context_switches(pid)
     redis_switches_before = context_switches(redis_pid) if redis_pid else 0
+    calls_before = redis_calls(redis_port) if redis_port else (0, 0)
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
     switches_after = context_switches(pid)
     redis_switches_after = context_switches(redis_pid) if redis_pid else 0
     after = cpu_ticks(pid)
     redis_after = cpu_ticks(redis_pid) if redis_pid else 0
+    calls_after = redis_calls(redis_port) if redis_port else (0, 0)
     line = [l for l in out.splitlines() if l.startswith("{")][-1]
     result = json.loads(line)
     result["rps"] = result["requests"] / (result["duration_us"] / 1e6)
@@ -251,6 +336,11 @@ def wrk(port, path, mode, args, pid, redis_pid=None):
         # Redis' CPU per request, on the server's core too (every server of the run shares the one Redis: only the
         # measured one is loaded meanwhile)
         result["redis_cpu_us_per_request"] = (redis_after - redis_before) / os.sysconf("SC_CLK_TCK") * 1e6 / result["requests"]
+    if redis_port:
+        # store calls per answered request (INFO commandstats): script calls (ours: every decision, give-back and
+        # slice is one; Bucket4j's compare-and-swap: one, beside a GET), and every command, those of scripts included
+        result["redis_calls_per_request"] = (calls_after[0] - calls_before[0]) / result["requests"]
+        result["redis_commands_per_request"] = (calls_after[1] - calls_before[1]) / result["requests"]
     if result["non2xx"] or result["socket_errors"]:
         raise RuntimeError(f"wrk saw {result['non2xx']} non-2xx answers and {result['socket_errors']} socket errors: "
                            f"every limit must be out of reach and every request answered\n{out}")
@@ -260,6 +350,9 @@ def wrk(port, path, mode, args, pid, redis_pid=None):
 def line(r):
     """One measurement, as printed while the experiment runs."""
     redis = f"  redis {r['redis_cpu_us_per_request']:5.1f} us/req" if "redis_cpu_us_per_request" in r else ""
+    if "redis_calls_per_request" in r:
+        redis += (f" {r['redis_calls_per_request']:6.3f} script calls/req"
+                  f" {r['redis_commands_per_request']:6.2f} commands/req")
     return (f"{r['rps']:9.0f} req/s  cpu {r['server_cpu_us_per_request']:5.1f} us/req{redis}  "
             f"cs {r['server_context_switches_per_request']:4.1f}/req  p50 {r['p50_us']} us  "
             f"p99 {r['p99_us']} us  load {r['load'][0]}")
@@ -268,7 +361,7 @@ def line(r):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("experiment", choices=["example", "address", "redis", "quarkus", "quarkus-redis", "jars",
-                                          "payara-jcache"])
+                                          "payara-jcache", "slices"])
     p.add_argument("--jar", action="append", default=[],
                    help="for 'jars': NAME=PATH of an example jar (its lib/ beside it); repeat, oldest first")
     p.add_argument("--app", action="append", default=[],
@@ -281,6 +374,10 @@ def main():
     p.add_argument("--connections", type=int, default=16)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--keys", type=int, default=5000)
+    p.add_argument("--hot-keys", type=int, default=20, help="for 'slices': the keys of the hot shape")
+    p.add_argument("--over-limit", type=int, default=200,
+                   help="for 'slices': the over-limit run's permits a minute per key")
+    p.add_argument("--over-seconds", type=int, default=5, help="for 'slices': how long the over-limit run lasts")
     p.add_argument("--server-cpu", default="0")
     p.add_argument("--client-cpu", default="1")
     p.add_argument("--jvm", default="", help="extra JVM options for every server, space-separated")
@@ -337,17 +434,28 @@ def main():
         if args.only:
             keep = set(args.only.split(","))
             measurements = [m for m in measurements if m[0] in keep]
+        shapes = {"hot": args.hot_keys, "cold": args.keys}
+        redis_port_arg = redis_port if spec.get("redis") else None
+
+        def run(measurement):
+            name, server, mode = measurement[:3]
+            keys = shapes[measurement[3]] if len(measurement) > 3 else None
+            return wrk(ports[server], spec["servers"][server]["path"], mode, args, pids[server], redis and redis.pid,
+                       keys=keys, redis_port=redis_port_arg)
+
         for w in range(args.warmup_rounds):
-            for name, server, mode in measurements:
-                r = wrk(ports[server], spec["servers"][server]["path"], mode, args, pids[server], redis and redis.pid)
+            for measurement in measurements:
+                name = measurement[0]
+                r = run(measurement)
                 r.update(round=w, measurement=name, load=loadavg())
                 result["warmup"].append(r)
                 print(f"warm-up {w} {name:10s} {line(r)}", flush=True)
         for rnd in range(args.rounds):
             order = measurements[rnd % len(measurements):] + measurements[:rnd % len(measurements)]
-            for name, server, mode in order:
+            for measurement in order:
+                name = measurement[0]
                 load = loadavg()
-                r = wrk(ports[server], spec["servers"][server]["path"], mode, args, pids[server], redis and redis.pid)
+                r = run(measurement)
                 r.update(round=rnd, measurement=name, load=load)
                 result["rounds"].append(r)
                 print(f"round {rnd} {name:10s} {line(r)}", flush=True)
@@ -356,6 +464,12 @@ def main():
                 result["servers"][name]["metrics_sample"] = metrics_sample(ports[name])
             except Exception:
                 pass
+        if spec.get("over"):
+            for proc in started[1:]:  # the measured servers leave the core to the over-limit run's
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(timeout=20)
+            started[1:] = []
+            result["over_admission"] = over_admission(spec["over"], args, logs, started)
     finally:
         for proc in reversed(started):
             proc.send_signal(signal.SIGTERM)
@@ -365,10 +479,57 @@ def main():
             except subprocess.TimeoutExpired:
                 proc.kill()
     result["summary"] = summarize(result, spec)
+    if "over_admission" in result:
+        result["summary"]["over_admission"] = result["over_admission"]
     result["finished"] = time.strftime("%Y-%m-%d %H:%M:%S")
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)
     print(json.dumps(result["summary"], indent=1))
+
+
+def over_admission(variants, args, logs, started):
+    """Two instances of each variant, a low limit, one wrk on each at once on fresh keys: admitted vs allowed."""
+    results = {}
+    for variant, cmd_of, allowed_of in variants:
+        procs, ports = [], []
+        for i in range(2):
+            port = free_port()
+            cmd = list(cmd_of(args.over_limit))
+            cmd = cmd[:1] + args.jvm.split() + cmd[1:]
+            log = open(os.path.join(logs, f"over-{variant}-{i}.log"), "w")
+            proc = subprocess.Popen(["taskset", "-c", args.server_cpu] + cmd, env=dict(os.environ, PORT=str(port)),
+                                    stdout=log, stderr=subprocess.STDOUT)
+            started.append(proc)
+            wait_ready(proc, port, "/todos/1")
+            procs.append(proc)
+            ports.append(port)
+        prefix = f"over-{variant}-{int(time.time())}-"
+        runs = []
+        for port in ports:
+            env = dict(os.environ, WRK_KEYS=str(args.hot_keys), WRK_MODE="key", WRK_PATH="/todos/1",
+                       WRK_KEY_PREFIX=prefix)
+            runs.append(subprocess.Popen(["taskset", "-c", args.client_cpu, "wrk", f"-t{args.threads}",
+                                          f"-c{args.connections}", f"-d{args.over_seconds}s", "-s", LUA,
+                                          f"http://127.0.0.1:{port}/todos/1"], env=env, stdout=subprocess.PIPE,
+                                         text=True))
+        admitted = requests = 0
+        for run in runs:
+            out = run.communicate()[0]
+            r = json.loads([l for l in out.splitlines() if l.startswith("{")][-1])
+            requests += r["requests"]
+            admitted += r["requests"] - r["non2xx"]
+        # wait_ready's probe of each instance spent one permit of an anonymous caller: not of these keys
+        allowed = allowed_of(args.over_limit, args.over_seconds, args.hot_keys)
+        results[variant] = {"requests": requests, "admitted": admitted, "allowed": allowed,
+                            "over_admitted": max(0, admitted - allowed),
+                            "over_admitted_share": max(0, admitted - allowed) / allowed}
+        print(f"over-limit {variant:18s} {requests} requests, {admitted} admitted, {allowed} allowed "
+              f"({args.hot_keys} keys x {args.over_limit}/min, {args.over_seconds} s, two instances)", flush=True)
+        for proc in procs:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=20)
+            started.remove(proc)
+    return results
 
 
 def metrics_sample(port):
@@ -400,6 +561,11 @@ def summarize(result, spec):
         if all("redis_cpu_us_per_request" in r for r in runs):
             summary["measurements"][name]["redis_cpu_us_per_request_median"] = statistics.median(
                 r["redis_cpu_us_per_request"] for r in runs)
+        if all("redis_calls_per_request" in r for r in runs):
+            summary["measurements"][name]["redis_calls_per_request_median"] = statistics.median(
+                r["redis_calls_per_request"] for r in runs)
+            summary["measurements"][name]["redis_commands_per_request_median"] = statistics.median(
+                r["redis_commands_per_request"] for r in runs)
     for a, b in spec["ratios"]:
         if a not in by or b not in by:
             continue

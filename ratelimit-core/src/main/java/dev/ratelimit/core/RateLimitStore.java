@@ -97,6 +97,36 @@ public interface RateLimitStore {
     CompletionStage<Void> release(RateLimitDecision decision);
 
     /**
+     * Gives back {@code multiple} of the {@link RateLimitDecision#multiple()} times each limit's cost that the decision
+     * spent ({@code request.cost(i) * multiple} permits from each limit that {@link #release(RateLimitDecision)} would
+     * give back), each to the step it was spent in, unless they have returned already: what is left of a slice
+     * (docs/stores.md, "Exact or sliced"). The rest of the decision stays spent, and may be given back by a later
+     * call. Never blocks.
+     *
+     * @param multiple how many of the decision's multiple go back, {@code 1 .. decision.multiple()}
+     * @return completes once the permits are back; by default, {@code multiple == decision.multiple()} is
+     *         {@link #release(RateLimitDecision)}, anything less fails with {@link UnsupportedOperationException}
+     */
+    default CompletionStage<Void> release(RateLimitDecision decision, int multiple) {
+        if (multiple == decision.multiple()) {
+            return release(decision);
+        }
+        return CompletableFuture.failedFuture(new UnsupportedOperationException("ratelimit: the store " + this
+                + " cannot give back part of a decision"));
+    }
+
+    /**
+     * True when the engine may take slices of this store's counts (docs/stores.md, "Exact or sliced"): the store gives
+     * back part of a decision ({@link #release(RateLimitDecision, int)}), and, once it announces
+     * ({@link #announceTo}), calls {@link CountListener#gained} after every restart of a count ({@link #restart}) made
+     * by any instance, whether or not the count had refused. A property of the store, constant for its life; read
+     * once, when the engine is built. Default false: every request is decided by the store.
+     */
+    default boolean slices() {
+        return false;
+    }
+
+    /**
      * Forgets every count, as if the store were new: what the test API's {@code reset()} does. Not atomic with
      * calls in flight.
      *

@@ -193,6 +193,26 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
         });
     }
 
+    /** Gives back part of a slice: {@code multiple} of the decision's multiple, limit by limit. */
+    @Override
+    public CompletionStage<Void> release(RateLimitDecision decision, int multiple) {
+        if (multiple == decision.multiple()) {
+            return release(decision);
+        }
+        RateLimitRequest request = decision.request();
+        return submit(() -> {
+            CountSequence.release(decision, multiple,
+                    (i, call) -> run(CountKeyPrefix.key(decision.partition(), request, i), call));
+            return null;
+        });
+    }
+
+    /** Gives back part of a decision, and announces every restart where it announces. */
+    @Override
+    public boolean slices() {
+        return true;
+    }
+
     /** Reads the count of the request's first limit, as a request would find it, spending and writing nothing. */
     @Override
     public CompletionStage<CountState> inspect(String partition, RateLimitRequest request) {
@@ -204,7 +224,10 @@ public final class JCacheRateLimitStore implements RateLimitStore, AutoCloseable
     @Override
     public CompletionStage<Void> restart(String partition, RateLimitRequest request) {
         return submit(() -> {
-            run(CountKeyPrefix.key(partition, request, 0), CountCall.restart()); // announced if it had refused
+            String key = CountKeyPrefix.key(partition, request, 0);
+            if (!run(key, CountCall.restart()).announce()) {
+                announce(key); // every restart is announced, also of a count that had not refused: slices drop
+            }
             return null;
         });
     }

@@ -133,6 +133,51 @@ public class MicrometerRateLimitMetrics implements RateLimitMetrics {
         return nanos -> timer.record(nanos, TimeUnit.NANOSECONDS);
     }
 
+    // ------------------------------------------------------------------ slices (docs/stores.md, "Exact or sliced")
+
+    @Override
+    public Counter sliceRequests(String policy, boolean atHome) {
+        if (registry == null) {
+            return RateLimitMetrics.NONE.sliceRequests(policy, atHome);
+        }
+        io.micrometer.core.instrument.Counter counter = io.micrometer.core.instrument.Counter.builder(SLICE_REQUESTS)
+                .description("Requests of a sliced limit, by limit and where they were decided (home or store)")
+                .tag(POLICY, policy)
+                .tag(DECIDED, atHome ? "home" : "store")
+                .register(registry);
+        keep(counter);
+        return counter::increment;
+    }
+
+    @Override
+    public Counter slicesTaken(String policy) {
+        if (registry == null) {
+            return RateLimitMetrics.NONE.slicesTaken(policy);
+        }
+        io.micrometer.core.instrument.Counter counter = io.micrometer.core.instrument.Counter.builder(SLICES_TAKEN)
+                .description("Slices of a shared count taken from the store (one store call each), by limit")
+                .tag(POLICY, policy)
+                .register(registry);
+        keep(counter);
+        return counter::increment;
+    }
+
+    @Override
+    public Tally slicePermitsReturned(String policy) {
+        if (registry == null) {
+            return RateLimitMetrics.NONE.slicePermitsReturned(policy);
+        }
+        io.micrometer.core.instrument.Counter counter = io.micrometer.core.instrument.Counter.builder(
+                        SLICE_PERMITS_RETURNED)
+                .description("Permits of slices given back to the store unused, by limit")
+                .tag(POLICY, policy)
+                .register(registry);
+        keep(counter);
+        return counter::increment;
+    }
+
+    // ------------------------------------------------------------------
+
     @Override
     public void counts(LongSupplier counts, long max) {
         if (registry == null) {

@@ -190,6 +190,48 @@ public class OpenTelemetryRateLimitMetrics implements RateLimitMetrics {
         return nanos -> histogram.record(nanos / 1e9, attributes);
     }
 
+    // ------------------------------------------------------------------ slices (docs/stores.md, "Exact or sliced")
+
+    private static final AttributeKey<String> DECIDED_KEY = AttributeKey.stringKey(DECIDED);
+
+    @Override
+    public Counter sliceRequests(String policy, boolean atHome) {
+        if (meter == null) {
+            return RateLimitMetrics.NONE.sliceRequests(policy, atHome);
+        }
+        LongCounter counter = meter.counterBuilder(SLICE_REQUESTS)
+                .setDescription("Requests of a sliced limit, by limit and where they were decided (home or store)")
+                .setUnit("{request}").build();
+        Attributes attributes = Attributes.of(POLICY_KEY, policy, DECIDED_KEY, atHome ? "home" : "store");
+        return () -> counter.add(1, attributes);
+    }
+
+    @Override
+    public Counter slicesTaken(String policy) {
+        if (meter == null) {
+            return RateLimitMetrics.NONE.slicesTaken(policy);
+        }
+        LongCounter counter = meter.counterBuilder(SLICES_TAKEN)
+                .setDescription("Slices of a shared count taken from the store (one store call each), by limit")
+                .setUnit("{slice}").build();
+        Attributes attributes = Attributes.of(POLICY_KEY, policy);
+        return () -> counter.add(1, attributes);
+    }
+
+    @Override
+    public Tally slicePermitsReturned(String policy) {
+        if (meter == null) {
+            return RateLimitMetrics.NONE.slicePermitsReturned(policy);
+        }
+        LongCounter counter = meter.counterBuilder(SLICE_PERMITS_RETURNED)
+                .setDescription("Permits of slices given back to the store unused, by limit")
+                .setUnit("{permit}").build();
+        Attributes attributes = Attributes.of(POLICY_KEY, policy);
+        return amount -> counter.add(amount, attributes);
+    }
+
+    // ------------------------------------------------------------------
+
     @Override
     public void counts(LongSupplier counts, long max) {
         if (meter == null) {

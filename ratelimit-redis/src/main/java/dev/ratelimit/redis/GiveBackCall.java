@@ -15,10 +15,13 @@ final class GiveBackCall extends CountsScriptCall<Long> {
     private final int[] limits;
     private final int from;
     private final int n;
+    /** How many of the decision's multiple go back: all of it, or a slice's unused part. */
+    private final int multiple;
 
-    GiveBackCall(RedisRateLimitStore store, RateLimitDecision decision, int[] limits, int from, int to) {
+    GiveBackCall(RedisRateLimitStore store, RateLimitDecision decision, int multiple, int[] limits, int from, int to) {
         super(store, RELEASE, 1);
         this.decision = decision;
+        this.multiple = multiple;
         this.limits = limits;
         this.from = from;
         this.n = to - from;
@@ -44,7 +47,8 @@ final class GiveBackCall extends CountsScriptCall<Long> {
     @Override
     void writeBody(int j, ArgumentSink sink) {
         int i = limits[from + j / 2];
-        sink.number(j % 2 == 0 ? store.micros(decision.outcome(i).receipt()) : decision.permits(i));
+        sink.number(j % 2 == 0 ? store.micros(decision.outcome(i).receipt())
+                : (long) decision.request().cost(i) * multiple);
     }
 
     @Override

@@ -218,12 +218,32 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
         return releaseCounting(decision).thenApply(given -> null);
     }
 
+    /** One call gives back {@code multiple} of the decision's multiple from each limit it spent: a slice's unused part. */
+    @Override
+    public CompletionStage<Void> release(RateLimitDecision decision, int multiple) {
+        if (multiple < 1 || multiple > decision.multiple()) {
+            throw new IllegalArgumentException("multiple must be within 1 .. " + decision.multiple() + ", was " + multiple);
+        }
+        return releaseCounting(decision, multiple).thenApply(given -> null);
+    }
+
+    /** Gives back part of a decision; the script announces every restart. */
+    @Override
+    public boolean slices() {
+        return true;
+    }
+
     /**
      * {@link #release}, completing with the number of permits given back (those that had returned already,
      * or whose count was sized anew since, are not counted). On a cluster, the permits of a request that spanned
      * two slots go back in one call per slot.
      */
     CompletionStage<Long> releaseCounting(RateLimitDecision decision) {
+        return releaseCounting(decision, decision.multiple());
+    }
+
+    /** {@link #releaseCounting(RateLimitDecision)} of {@code multiple} of the decision's multiple. */
+    CompletionStage<Long> releaseCounting(RateLimitDecision decision, int multiple) {
         RateLimitRequest request = decision.request();
         int[] limits = new int[decision.size()];
         int spent = 0;
@@ -236,14 +256,14 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
             return CompletableFuture.completedFuture(0L);
         }
         if (!cluster || SlotSplit.oneSlot(request, limits, spent)) {
-            return giveBack(decision, limits, 0, spent);
+            return giveBack(decision, multiple, limits, 0, spent);
         }
-        return SlotSplit.giveBack(this, decision, limits, spent);
+        return SlotSplit.giveBack(this, decision, multiple, limits, spent);
     }
 
     /** One call that gives back what limits {@code limits[from .. to)} of {@code decision} spent, sharing a slot. */
-    CompletableFuture<Long> giveBack(RateLimitDecision decision, int[] limits, int from, int to) {
-        GiveBackCall call = new GiveBackCall(this, decision, limits, from, to);
+    CompletableFuture<Long> giveBack(RateLimitDecision decision, int multiple, int[] limits, int from, int to) {
+        GiveBackCall call = new GiveBackCall(this, decision, multiple, limits, from, to);
         transport.send(call);
         return call;
     }

@@ -98,8 +98,8 @@ final class SlotSplit {
      * Gives back what limits {@code limits[0 .. spent)} of {@code decision} spent, their counts in two slots: one call
      * per slot, completing with the permits given back by both.
      */
-    static CompletionStage<Long> giveBack(RedisRateLimitStore store, RateLimitDecision decision, int[] limits,
-                                          int spent) {
+    static CompletionStage<Long> giveBack(RedisRateLimitStore store, RateLimitDecision decision, int multiple,
+                                          int[] limits, int spent) {
         RateLimitRequest request = decision.request();
         int[] grouped = new int[spent];
         int application = 0;
@@ -113,8 +113,8 @@ final class SlotSplit {
                 grouped[other++] = limits[k];
             }
         }
-        return store.giveBack(decision, grouped, 0, application)
-                .thenCombine(store.giveBack(decision, grouped, application, spent), Long::sum);
+        return store.giveBack(decision, multiple, grouped, 0, application)
+                .thenCombine(store.giveBack(decision, multiple, grouped, application, spent), Long::sum);
     }
 
     /**

@@ -93,10 +93,9 @@ class AnnouncementsTest {
     }
 
     @Test
-    void countsThatNeverRefusedAnnounceNothingAndLeaveNoFlag() throws Exception {
+    void countsThatNeverRefusedAnnounceNoGiveBackAndLeaveNoFlag() throws Exception {
         RateLimitDecision spent = acquire("calm");
         writer.release(spent).toCompletableFuture().get(5, TimeUnit.SECONDS);
-        writer.restart("calm", request).toCompletableFuture().get(5, TimeUnit.SECONDS);
 
         try (Resp resp = REDIS.client()) {
             @SuppressWarnings("unchecked")
@@ -105,6 +104,16 @@ class AnnouncementsTest {
         }
         String marker = announceMarker();
         assertThat(heard.gained).as("nothing before the marker").containsExactly(marker);
+    }
+
+    /** Slices of a count must end when it starts afresh, so every restart is announced, refused or not. */
+    @Test
+    void aRestartOfACountThatNeverRefusedIsAnnouncedToo() throws Exception {
+        acquire("calm");
+
+        writer.restart("calm", request).toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+        awaitUntil("the restart announced", () -> heard.gained.contains("announced/gold@calm"));
     }
 
     @Test

@@ -112,6 +112,9 @@ public class DefaultRateLimitRuntime implements RateLimitRuntime {
         if (refresher != null) {
             refresher.shutdownNow();
         }
+        if (engine != null) {
+            engine.close(); // slices give back their unused permits
+        }
     }
 
     @Override

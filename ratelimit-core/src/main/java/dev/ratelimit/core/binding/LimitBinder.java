@@ -296,7 +296,7 @@ public final class LimitBinder {
         LiveLimits before = live;
         LiveLimits after = prepare(next);
         live = after;
-        store.forgetRefusals();
+        store.valuesChanged(after.settings); // refusals forgotten, slices given back
         for (String name : names.names()) {
             logAfresh(names.policy(name), before, after);
         }

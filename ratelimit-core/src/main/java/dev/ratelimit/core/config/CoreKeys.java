@@ -90,6 +90,11 @@ final class CoreKeys implements KeyProvider {
                     "`400-599` when the limit counts only failures", true, CORE,
                     "Replaces `failureStatuses`: the response statuses that count as failures for a limit that counts "
                             + "only failures (`401,403`: only refused credentials)."),
+            new Key("ratelimit.limits.<name>.slices", Section.LIMITS, "`true` or `false`", null,
+                    "`ratelimit.store.slices`", true, CORE,
+                    "`true` decides the limit in slices on a shared store: an instance takes several permits in one "
+                            + "store call and decides the count's requests at home, never over the limit "
+                            + "([Exact or sliced](stores.md#exact-or-sliced))."),
 
             new Key("ratelimit.plans", Section.PLANS,
                     "plan names, comma-separated, each 1-64 characters from `[A-Za-z0-9._-]`", null, "none", true,
@@ -140,6 +145,15 @@ final class CoreKeys implements KeyProvider {
                     "5000", null, false, CORE, "How long, at most, an instance answers a shared store's refusal itself "
                             + "(never past the refusal's retry-after), so that a flood from one caller is not a flood of "
                             + "store calls. `0`: every request asks the store."),
+            new Key("ratelimit.store.slices", Section.STORES, "`true` or `false`", "false", null, false, CORE,
+                    "`true` decides every limit of a shared store in slices (a limit's own `slices` key wins): busy "
+                            + "counts take several permits per store call and decide at home, never over the limit."),
+            new Key("ratelimit.store.slice-lease-millis", Section.STORES, "integer, milliseconds, 1 .. 60000", "1000",
+                    null, false, CORE, "The longest an instance decides from a slice before its unused permits go back "
+                            + "(a window's slice also ends with the eighth of the window it was spent in)."),
+            new Key("ratelimit.store.slice-max-share", Section.STORES, "decimal number above 0, at most 1", "0.1", null,
+                    false, CORE, "The largest slice, as a share of the limit's permits (a slice is also never more than "
+                            + "half of what the store says remains)."),
             new Key("ratelimit.test.manual-clock", Section.TESTS, "`true` or `false`", "false", null, false, CORE,
                     "Tests only: `true` makes every limit count on a clock that tests move through `RateLimitTesting`. "
                             + "Never in production."));

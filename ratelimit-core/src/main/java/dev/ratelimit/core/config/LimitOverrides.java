@@ -9,6 +9,7 @@ import static dev.ratelimit.core.config.RateLimitSettings.MODE_PROPERTY;
 import static dev.ratelimit.core.config.RateLimitSettings.PER;
 import static dev.ratelimit.core.config.RateLimitSettings.PERMIT_LIMIT;
 import static dev.ratelimit.core.config.RateLimitSettings.PLANS;
+import static dev.ratelimit.core.config.RateLimitSettings.SLICES;
 import static dev.ratelimit.core.config.RateLimitSettings.WINDOW_SECONDS;
 
 import dev.ratelimit.core.FailureStatuses;
@@ -19,6 +20,7 @@ import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.config.RateLimitSettings.Effective;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -38,13 +40,15 @@ final class LimitOverrides {
      * only failures count.
      */
     static final List<String> LIMIT_PROPERTIES = List.of(PERMIT_LIMIT, WINDOW_SECONDS, ALGORITHM, MODE_PROPERTY,
-            MAX_WAIT_MILLIS, PER, FAILURES_ONLY, FAILURE_STATUSES);
+            MAX_WAIT_MILLIS, PER, FAILURES_ONLY, FAILURE_STATUSES, SLICES);
 
     private final SettingsReader read;
     /** {@code ratelimit.mode}: the mode of a limit that configuration gives none. */
     private final RateLimitMode mode;
     private final Map<String, LimitValues> limits = new ConcurrentHashMap<>();
     private final Map<String, LimitValues> planLimits = new ConcurrentHashMap<>();
+    /** {@code ratelimit.limits.<name>.slices} by name; {@link Optional#empty()} where unset. */
+    private final Map<String, Optional<Boolean>> slices = new ConcurrentHashMap<>();
 
     LimitOverrides(SettingsReader read, RateLimitMode mode) {
         this.read = read;
@@ -61,6 +65,7 @@ final class LimitOverrides {
                 String limit = limitName(key.substring(LIMITS.length()), LIMIT_PROPERTIES);
                 if (limit != null) {
                     limit(limit);
+                    slices(limit);
                 }
             }
         }
@@ -80,6 +85,14 @@ final class LimitOverrides {
     /** {@link RateLimitSettings#limit}. */
     LimitValues limit(String name) {
         return limits.computeIfAbsent(name, n -> values(LIMITS + n + ".", true));
+    }
+
+    /** {@code ratelimit.limits.<name>.slices}, or null where unset. */
+    Boolean slices(String name) {
+        return slices.computeIfAbsent(name, n -> {
+            String key = LIMITS + n + "." + SLICES;
+            return read.text(key) == null ? Optional.empty() : Optional.of(read.bool(key, false));
+        }).orElse(null);
     }
 
     /** {@link RateLimitSettings#plan}. */

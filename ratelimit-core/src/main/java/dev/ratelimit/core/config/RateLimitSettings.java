@@ -51,6 +51,12 @@ public final class RateLimitSettings {
     public static final String STORE_ON_FAILURE = "ratelimit.store.on-failure";
     /** How long, at most, an instance answers a refusal of a shared store itself (0: never). */
     public static final String STORE_REFUSAL_MEMORY_MILLIS = "ratelimit.store.refusal-memory-millis";
+    /** {@code true}: every limit of a shared store is decided in slices (docs/stores.md, "Exact or sliced"). */
+    public static final String STORE_SLICES = "ratelimit.store.slices";
+    /** How long, at most, an instance decides from a slice before the unused part goes back, milliseconds. */
+    public static final String STORE_SLICE_LEASE_MILLIS = "ratelimit.store.slice-lease-millis";
+    /** The largest slice, as a share of the limit. */
+    public static final String STORE_SLICE_MAX_SHARE = "ratelimit.store.slice-max-share";
     /** How long after a store was unreachable the failure policy answers without calling it. */
     public static final String STORE_RETRY_MILLIS = "ratelimit.store.retry-millis";
     /**
@@ -71,16 +77,24 @@ public final class RateLimitSettings {
     public static final String PER = "per";
     public static final String FAILURES_ONLY = "failures-only";
     public static final String FAILURE_STATUSES = "failure-statuses";
+    /** {@code ratelimit.limits.<name>.slices}: the limit is decided in slices on a shared store. */
+    public static final String SLICES = "slices";
 
     /** Default of {@code ratelimit.store.timeout-millis}. */
     public static final int DEFAULT_TIMEOUT_MILLIS = 250;
     /** Default of {@code ratelimit.store.refusal-memory-millis}. */
     public static final int DEFAULT_REFUSAL_MEMORY_MILLIS = 5000;
+    /** Default of {@code ratelimit.store.slice-lease-millis}. */
+    public static final int DEFAULT_SLICE_LEASE_MILLIS = 1000;
+    /** Default of {@code ratelimit.store.slice-max-share}. */
+    public static final double DEFAULT_SLICE_MAX_SHARE = 0.1;
     /** Default of {@code ratelimit.store.retry-millis}. */
     public static final int DEFAULT_RETRY_MILLIS = 1000;
     /** The most either of them may be: an hour. */
     private static final int MAX_STORE_MILLIS = 3_600_000;
     private static final int MAX_TIMEOUT_MILLIS = 60_000;
+    /** The longest lease of a slice: a minute. */
+    private static final int MAX_SLICE_LEASE_MILLIS = 60_000;
     private static final String HEADER_NAME = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
 
     private final SettingsReader read;
@@ -97,6 +111,9 @@ public final class RateLimitSettings {
     private final OnFailure onFailure;
     private final int refusalMemoryMillis;
     private final int retryMillis;
+    private final boolean slices;
+    private final int sliceLeaseMillis;
+    private final double sliceMaxShare;
     private final boolean manualClock;
     private final String keySecret;
     private final LimitOverrides overrides;
@@ -142,6 +159,9 @@ public final class RateLimitSettings {
         this.refusalMemoryMillis = read.integer(STORE_REFUSAL_MEMORY_MILLIS, DEFAULT_REFUSAL_MEMORY_MILLIS, 0,
                 MAX_STORE_MILLIS);
         this.retryMillis = read.integer(STORE_RETRY_MILLIS, DEFAULT_RETRY_MILLIS, 0, MAX_STORE_MILLIS);
+        this.slices = read.bool(STORE_SLICES, false);
+        this.sliceLeaseMillis = read.integer(STORE_SLICE_LEASE_MILLIS, DEFAULT_SLICE_LEASE_MILLIS, 1, MAX_SLICE_LEASE_MILLIS);
+        this.sliceMaxShare = read.share(STORE_SLICE_MAX_SHARE, DEFAULT_SLICE_MAX_SHARE, 1);
         this.manualClock = read.bool(TEST_MANUAL_CLOCK, false);
         String secret = read.text(KEY_SECRET);
         if (secret != null && secret.length() < MIN_KEY_SECRET_LENGTH) {
@@ -236,6 +256,27 @@ public final class RateLimitSettings {
     /** {@value #STORE_ON_FAILURE} (or an older name a module keeps for it, see {@link KeyCatalogue.Alias}). */
     public OnFailure onFailure() {
         return onFailure;
+    }
+
+    /**
+     * Whether the limit {@code name} is decided in slices on a shared store: {@value #STORE_SLICES}, or
+     * {@code ratelimit.limits.<name>.slices} where it is set (docs/stores.md, "Exact or sliced").
+     *
+     * @throws dev.ratelimit.core.InvalidRateLimitException naming the key and the value when it is not a boolean
+     */
+    public boolean slices(String name) {
+        Boolean own = overrides.slices(name);
+        return own != null ? own : slices;
+    }
+
+    /** {@value #STORE_SLICE_LEASE_MILLIS}: the longest an instance decides from a slice, 1 .. 60000 ms; default 1000. */
+    public int sliceLeaseMillis() {
+        return sliceLeaseMillis;
+    }
+
+    /** {@value #STORE_SLICE_MAX_SHARE}: the largest slice as a share of the limit, above 0 and at most 1; default 0.1. */
+    public double sliceMaxShare() {
+        return sliceMaxShare;
     }
 
     /**

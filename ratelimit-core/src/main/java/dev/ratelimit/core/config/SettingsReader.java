@@ -104,6 +104,24 @@ final class SettingsReader {
         throw invalid(key, value, max == Integer.MAX_VALUE ? "an integer >= " + min : "an integer from " + min + " to " + max);
     }
 
+    /** {@code key} as a decimal number above 0 and at most {@code max}, or {@code fallback} when unset. */
+    double share(String key, double fallback, double max) {
+        key = spelling(key);
+        String value = text(key);
+        if (value == null) {
+            return fallback;
+        }
+        try {
+            double parsed = Double.parseDouble(value);
+            if (parsed > 0 && parsed <= max) {
+                return parsed;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw invalid(key, value, "a decimal number above 0 and at most " + max);
+    }
+
     /** {@code key} as {@code true} or {@code false} (any case), or {@code fallback} when unset. */
     boolean bool(String key, boolean fallback) {
         key = spelling(key);

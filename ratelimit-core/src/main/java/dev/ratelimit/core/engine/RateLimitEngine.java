@@ -109,6 +109,23 @@ public final class RateLimitEngine {
         binder.check(Objects.requireNonNull(next, "next"));
     }
 
+    /**
+     * Shuts the engine down: the unused permits of every slice go back to the store (one call each, not waited for),
+     * and no slice is taken again (docs/stores.md, "Exact or sliced"). Requests may still be decided afterwards, by the
+     * store. Idempotent.
+     */
+    public void close() {
+        store.close();
+    }
+
+    /**
+     * The store guard: the failure policy, refusals answered at home and slices around the store (tests, and the
+     * engine's own packages). Not an API.
+     */
+    public GuardedStore guard() {
+        return store;
+    }
+
     /** The admin API: the effective limits, one caller's count, a reset, the most refused. */
     public LimitAdmin admin() {
         return admin;
@@ -222,7 +239,11 @@ public final class RateLimitEngine {
             }
             return CompletableFuture.completedFuture(records.record(ledger, request, part, null, decision));
         }
-        return store.acquire(partition, request, permits)
+        RateLimitDecision home = store.atHome(partition, request, permits); // a slice's (docs/stores.md)
+        if (home != null) {
+            return CompletableFuture.completedFuture(records.record(ledger, request, part, null, home));
+        }
+        return store.acquire(partition, request, permits, true)
                 .whenComplete((decision, failure) -> {
                     if (failure != null) {
                         DecisionRecords.count(part.keys, RateLimitMetrics.Outcome.FAILED);

@@ -55,6 +55,8 @@ public final class GuardedStore implements RateLimitStore {
     private final OutageBreaker breaker;
     /** Null when refusals are not remembered: the store answers at once, announces nothing, or the memory is off. */
     private final RefusalMemory memory;
+    /** Null when nothing is sliced: the store answers at once, cannot slice, announces nothing, or no limit asks. */
+    private final Slices slices;
     private final LongSupplier clock;
     private final StoreDeadlines deadlines;
     private final boolean timed;
@@ -82,13 +84,21 @@ public final class GuardedStore implements RateLimitStore {
         this.clock = clock;
         this.breaker = new OutageBreaker(atOnce ? 0 : settings.retryMillis(), clock);
         RefusalMemory memory = null;
-        if (!atOnce && settings.enabled() && settings.refusalMemoryMillis() > 0) {
-            RefusalMemory candidate = new RefusalMemory(settings.refusalMemoryMillis(), settings.maxTrackedPartitions(), clock);
-            if (delegate.announceTo(candidate)) {
+        Slices slices = null;
+        if (!atOnce && settings.enabled()) {
+            RefusalMemory candidate = settings.refusalMemoryMillis() > 0
+                    ? new RefusalMemory(settings.refusalMemoryMillis(), settings.maxTrackedPartitions(), clock) : null;
+            Slices sliced = delegate.slices()
+                    ? new Slices(delegate, settings, clock, metrics, this::giveBackSlice) : null;
+            RateLimitStore.CountListener listener = candidate == null ? sliced : sliced == null ? candidate
+                    : new Both(candidate, sliced);
+            if (listener != null && delegate.announceTo(listener)) {
                 memory = candidate;
+                slices = sliced;
             }
         }
         this.memory = memory;
+        this.slices = slices;
         this.deadlines = atOnce ? null : new StoreDeadlines(timeoutNanos);
         this.timed = metrics.isEnabled();
         String name = delegate.storeName();
@@ -121,12 +131,22 @@ public final class GuardedStore implements RateLimitStore {
      */
     @Override
     public CompletionStage<Void> restart(String partition, RateLimitRequest request) {
+        CountKey key = request.key(0);
+        if (slices != null) {
+            slices.gained(key.name(), key.plan(), key.partition(partition)); // this instance's slices of it: dropped
+        }
         CompletionStage<Void> restarted = bounded(delegate.restart(partition, request));
-        if (memory == null) {
+        if (memory == null && slices == null) {
             return restarted;
         }
-        CountKey key = request.key(0);
-        return restarted.thenRun(() -> memory.gained(key.name(), key.plan(), key.partition(partition)));
+        return restarted.thenRun(() -> {
+            if (memory != null) {
+                memory.gained(key.name(), key.plan(), key.partition(partition));
+            }
+            if (slices != null) {
+                slices.gained(key.name(), key.plan(), key.partition(partition)); // a slice taken meanwhile, too
+            }
+        });
     }
 
     private <T> CompletionStage<T> bounded(CompletionStage<T> stage) {
@@ -152,11 +172,50 @@ public final class GuardedStore implements RateLimitStore {
 
     @Override
     public CompletionStage<RateLimitDecision> acquire(String partition, RateLimitRequest request, int multiple) {
+        return acquire(partition, request, multiple, false);
+    }
+
+    /**
+     * The request decided at home, from this instance's slice of its count (docs/stores.md, "Exact or sliced"), on the
+     * caller's thread; null when it is not (not sliced, no slice, or the slice cannot answer it): then
+     * {@link #acquire(String, RateLimitRequest, int, boolean)} with {@code askedAtHome} true decides it.
+     */
+    public RateLimitDecision atHome(String partition, RateLimitRequest request, int multiple) {
+        Slices slices = this.slices;
+        if (slices == null) {
+            return null;
+        }
+        long now = clock.getAsLong();
+        Slices.Slice slice = slices.slice(partition, request, multiple, true, now);
+        return slice == null ? null : slices.atHome(slice, partition, request, multiple, now);
+    }
+
+    /**
+     * {@link #acquire(String, RateLimitRequest, int)}; {@code askedAtHome}: {@link #atHome} answered null for this
+     * request just now (its slice is not asked again, nor the request counted twice).
+     */
+    public CompletionStage<RateLimitDecision> acquire(String partition, RateLimitRequest request, int multiple,
+                                                      boolean askedAtHome) {
         if (atOnce) {
             try {
                 return CompletableFuture.completedFuture(decide(partition, request, multiple));
             } catch (RateLimitStoreException e) {
                 return CompletableFuture.failedFuture(e);
+            }
+        }
+        Slices slices = this.slices;
+        Slices.Slice slice = null;
+        if (slices != null) {
+            long now = clock.getAsLong();
+            slice = slices.slice(partition, request, multiple, !askedAtHome, now);
+            if (slice != null) {
+                if (!askedAtHome) {
+                    RateLimitDecision home = slices.atHome(slice, partition, request, multiple, now);
+                    if (home != null) {
+                        return CompletableFuture.completedFuture(home);
+                    }
+                }
+                slice.site.atStore();
             }
         }
         RefusalMemory memory = this.memory;
@@ -173,20 +232,35 @@ public final class GuardedStore implements RateLimitStore {
         if (!breaker.mayCall()) {
             return answer(fallbackOrFailure(partition, request, multiple, breaker.cause(), 0, false));
         }
+        int asked = multiple;
+        long sliceTicket = 0;
+        if (slice != null) {
+            asked = slices.size(slice, request, multiple);
+            sliceTicket = slices.ticket(slice);
+            if (sentAt == 0) {
+                sentAt = clock.getAsLong();
+            }
+        }
         long start = timed ? System.nanoTime() : 0;
         CompletionStage<RateLimitDecision> stage;
         try {
-            stage = delegate.acquire(partition, request, multiple);
+            stage = delegate.acquire(partition, request, asked);
             if (stage == null) {
                 throw new IllegalStateException(delegate + " answered null");
             }
         } catch (RuntimeException e) {
+            if (asked != multiple) {
+                slices.untaken(slice);
+            }
             if (delegate.unreachable(e)) {
                 breaker.unreachable(e);
             }
             return answer(fallbackOrFailure(partition, request, multiple, e, start, true));
         }
         Call call = new Call(partition, request, multiple, start, sentAt, ticket);
+        if (slice != null) {
+            call.sliced(slice, asked, sliceTicket);
+        }
         stage.whenComplete(call);
         if (!call.isDone()) {
             deadlines.watch(call);
@@ -252,6 +326,84 @@ public final class GuardedStore implements RateLimitStore {
     public void forgetRefusals() {
         if (memory != null) {
             memory.forgetAll();
+        }
+    }
+
+    /**
+     * New values are in force (live values): what was remembered is forgotten, every slice gives back its unused part
+     * and is forgotten, and which limits are sliced is read from {@code next}.
+     */
+    public void valuesChanged(RateLimitSettings next) {
+        forgetRefusals();
+        if (slices != null) {
+            slices.valuesChanged(next);
+        }
+    }
+
+    /** The engine shuts down: every slice gives back its unused part, and none is taken again. */
+    public void close() {
+        if (slices != null) {
+            slices.close();
+        }
+    }
+
+    /**
+     * Gives back the unused part of every slice whose lease ended, and forgets slices idle for two leases, at the
+     * clock's reading now: what the sweep on the JDK's delay scheduler does every lease (tests move their clock and call
+     * it). 0 when nothing is sliced.
+     *
+     * @return the slices held now
+     */
+    public int sweepSlices() {
+        if (slices == null) {
+            return 0;
+        }
+        slices.sweep(clock.getAsLong());
+        return slices.size();
+    }
+
+    /** True when requests of sliced limits may be decided in slices: the store slices and its announcements are heard. */
+    public boolean slicing() {
+        return slices != null && slices.listening();
+    }
+
+    /** The unused part of a slice goes back: one store call; its counts are no longer remembered refusing. */
+    private void giveBackSlice(RateLimitDecision taken, int units) {
+        CompletionStage<Void> stage;
+        try {
+            stage = delegate.release(taken, units);
+        } catch (RuntimeException e) {
+            outage.failed("the give-back of a slice of " + taken.request(), e);
+            return;
+        }
+        stage.whenComplete((done, failure) -> {
+            if (failure == null) {
+                if (memory != null) {
+                    forgetSpent(taken);
+                }
+            } else {
+                Throwable cause = unwrap(failure);
+                if (delegate.unreachable(cause)) {
+                    breaker.unreachable(cause);
+                }
+                outage.failed("the give-back of a slice of " + taken.request(), cause);
+            }
+        });
+    }
+
+    /** Both listeners hear every announcement. */
+    private record Both(RateLimitStore.CountListener first, RateLimitStore.CountListener second)
+            implements RateLimitStore.CountListener {
+        @Override
+        public void gained(String name, String plan, String partition) {
+            first.gained(name, plan, partition);
+            second.gained(name, plan, partition);
+        }
+
+        @Override
+        public void anyMayHaveGained() {
+            first.anyMayHaveGained();
+            second.anyMayHaveGained();
         }
     }
 
@@ -333,6 +485,10 @@ public final class GuardedStore implements RateLimitStore {
         private final long sentAt;
         private final long ticket;
         private volatile int settled;
+        /** Null unless the request is sliced: its slice, how many times its cost went to the store, the slice ticket. */
+        private Slices.Slice slice;
+        private int asked;
+        private long sliceTicket;
 
         Call(String partition, RateLimitRequest request, int multiple, long start, long sentAt, long ticket) {
             this.partition = partition;
@@ -344,11 +500,35 @@ public final class GuardedStore implements RateLimitStore {
             this.deadline = System.nanoTime() + timeoutNanos;
         }
 
+        /** The request is sliced: the call asks {@code asked} times its cost (more than the request's: a slice). */
+        void sliced(Slices.Slice slice, int asked, long sliceTicket) {
+            this.slice = slice;
+            this.asked = asked;
+            this.sliceTicket = sliceTicket;
+        }
+
         /** The store's answer. */
         @Override
         public void accept(RateLimitDecision decision, Throwable failure) {
+            Slices.Slice slice = this.slice;
+            boolean taking = slice != null && asked != multiple;
             if (failure == null && decision != null) {
                 breaker.answered();
+                if (taking && !decision.allowed() && settled == 0) {
+                    // the slice did not fit: the request alone goes to the store, exactly (the same deadline)
+                    slices.answered(slice, decision, sentAt);
+                    slices.untaken(slice);
+                    this.asked = multiple;
+                    CompletionStage<RateLimitDecision> exact;
+                    try {
+                        exact = delegate.acquire(partition, request, multiple);
+                    } catch (RuntimeException e) {
+                        accept(null, e);
+                        return;
+                    }
+                    exact.whenComplete(this);
+                    return;
+                }
                 if (ticket >= 0 && !decision.allowed()) {
                     memory.remember(partition, request, multiple, decision, sentAt, ticket);
                 }
@@ -357,11 +537,25 @@ public final class GuardedStore implements RateLimitStore {
                         decided.record(System.nanoTime() - start);
                     }
                     outage.answered();
+                    if (slice != null) {
+                        slices.answered(slice, decision, sentAt);
+                        if (taking) {
+                            decision = slices.taken(slice, partition, request, multiple, decision, sentAt, sliceTicket);
+                        }
+                    }
                     complete(decision);
-                } else if (decision.allowed()) {
-                    release(decision); // answered after the timeout: the policy decided, so nothing stays spent
+                } else {
+                    if (taking) {
+                        slices.untaken(slice);
+                    }
+                    if (decision.allowed()) {
+                        release(decision); // answered after the timeout: the policy decided, so nothing stays spent
+                    }
                 }
                 return;
+            }
+            if (taking) {
+                slices.untaken(slice);
             }
             Throwable cause = failure == null ? new IllegalStateException(delegate + " answered null") : unwrap(failure);
             if (delegate.unreachable(cause)) {
@@ -373,6 +567,9 @@ public final class GuardedStore implements RateLimitStore {
         /** The deadline passed without an answer. */
         void timedOut() {
             if (settled == 0) {
+                if (slice != null && asked != multiple) {
+                    slices.untaken(slice);
+                }
                 TimeoutException timeout = new TimeoutException("no answer within " + timeoutNanos / 1_000_000 + " ms");
                 breaker.unreachable(timeout);
                 settleWithout(timeout);

@@ -145,6 +145,43 @@ public interface RateLimitMetrics {
         return nanos -> { };
     }
 
+    // ------------------------------------------------------------------ slices (docs/stores.md, "Exact or sliced")
+
+    /** Requests of a sliced limit, by where they were decided ({@value #DECIDED}: {@code home} or {@code store}). */
+    String SLICE_REQUESTS = "ratelimit.slices.requests";
+    /** Slices taken from the store (one store call each), by {@value #POLICY}. */
+    String SLICES_TAKEN = "ratelimit.slices.taken";
+    /** Permits of slices given back to the store unused, by {@value #POLICY}. */
+    String SLICE_PERMITS_RETURNED = "ratelimit.slices.returned";
+    /** Where a request of a sliced limit was decided: {@code home} (from a slice, in memory) or {@code store}. */
+    String DECIDED = "ratelimit.decided";
+
+    /** A counter that grows by an amount. */
+    @FunctionalInterface
+    interface Tally {
+        void add(long amount);
+    }
+
+    /**
+     * The counter of {@value #SLICE_REQUESTS} for one limit: requests decided at home ({@code atHome}) or at the
+     * store. Default: records nothing.
+     */
+    default Counter sliceRequests(String policy, boolean atHome) {
+        return () -> { };
+    }
+
+    /** The counter of {@value #SLICES_TAKEN} for one limit. Default: records nothing. */
+    default Counter slicesTaken(String policy) {
+        return () -> { };
+    }
+
+    /** The counter of {@value #SLICE_PERMITS_RETURNED} for one limit. Default: records nothing. */
+    default Tally slicePermitsReturned(String policy) {
+        return amount -> { };
+    }
+
+    // ------------------------------------------------------------------
+
     /** False when nothing is recorded: then the engine does not even read the clock for durations. */
     default boolean isEnabled() {
         return true;

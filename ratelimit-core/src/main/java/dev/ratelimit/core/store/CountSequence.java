@@ -65,6 +65,23 @@ public final class CountSequence {
         }
     }
 
+    /**
+     * Gives back {@code multiple} of the decision's multiple ({@code request.cost(i) * multiple} permits from each limit
+     * {@link #givesBack} names), limit by limit: the store's {@code release(decision, multiple)}, a slice's unused part.
+     *
+     * @throws IllegalArgumentException when {@code multiple} is not within {@code 1 .. decision.multiple()}
+     */
+    public static void release(RateLimitDecision decision, int multiple, Counts counts) {
+        if (multiple < 1 || multiple > decision.multiple()) {
+            throw new IllegalArgumentException("multiple must be within 1 .. " + decision.multiple() + ", was " + multiple);
+        }
+        for (int i = 0; i < decision.size(); i++) {
+            if (givesBack(decision, i)) {
+                counts.run(i, CountCall.release(decision.outcome(i).receipt(), (long) decision.request().cost(i) * multiple));
+            }
+        }
+    }
+
     /** True when limit {@code i} of {@code decision} spent permits that a release gives back (a charge keeps them). */
     public static boolean givesBack(RateLimitDecision decision, int i) {
         Outcome outcome = decision.outcome(i);

@@ -336,7 +336,7 @@ class LiveValuesTest {
         Map<String, String> samples = Map.ofEntries(Map.entry("mode", "shadow"), Map.entry("permit-limit", "7"),
                 Map.entry("window-seconds", "30"), Map.entry("algorithm", "TOKEN_BUCKET"),
                 Map.entry("max-wait-millis", "0"), Map.entry("per", "caller"), Map.entry("failures-only", "false"),
-                Map.entry("failure-statuses", "401"), Map.entry("role", "golden"), Map.entry("ratelimit.plans", "gold,silver"));
+                Map.entry("failure-statuses", "401"), Map.entry("slices", "true"), Map.entry("role", "golden"), Map.entry("ratelimit.plans", "gold,silver"));
         for (KeyCatalogue.Key catalogued : KeyCatalogue.installed().keys()) {
             String key = catalogued.name().replace("<name>", "default").replace("<plan>", "gold");
             assertThat(LimitsFile.isLive(key)).as("the limits file reads %s: the reference says live=%s", key,

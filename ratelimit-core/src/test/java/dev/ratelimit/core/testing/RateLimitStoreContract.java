@@ -673,6 +673,37 @@ public abstract class RateLimitStoreContract {
         assertThat(one(p, limit).remaining()).isEqualTo(6);
     }
 
+    /**
+     * A store that slices gives back part of a decision, each limit its cost times the part, to where it was spent;
+     * the rest stays spent and may be given back later (docs/stores.md, "Exact or sliced"). A store that does not slice
+     * gives back a whole decision through the part method, and refuses a part.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(RateLimitAlgorithm.class)
+    void aStoreThatSlicesGivesBackPartOfADecision(RateLimitAlgorithm algorithm) throws Exception {
+        RateLimitPolicy limit = policy("slice", 100, 60, algorithm);
+        RateLimitPolicy other = policy("slice-other", 100, 60, algorithm);
+        String p = partition("a");
+        RateLimitRequest both = request(List.of(new Item(limit, null, 2, Kind.ACQUIRE), new Item(other, null, 1,
+                Kind.ACQUIRE)));
+        RateLimitDecision slice = acquire(p, both, 10); // 20 of one, 10 of the other
+        assertThat(slice.outcome(0).remaining()).isEqualTo(80);
+        if (!store.slices()) {
+            assertThat(store.release(slice, 4).toCompletableFuture()).failsWithin(10, TimeUnit.SECONDS);
+            store.release(slice, 10).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertThat(one(p, limit).remaining()).as("the whole decision back").isEqualTo(99);
+            return;
+        }
+
+        store.release(slice, 4).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertThat(one(p, limit).remaining()).as("8 of 20 back, then one spent").isEqualTo(87);
+        assertThat(one(p, other).remaining()).as("4 of 10 back, then one spent").isEqualTo(93);
+
+        store.release(slice, 6).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertThat(one(p, limit).remaining()).as("the rest back").isEqualTo(98);
+        assertThat(one(p, other).remaining()).isEqualTo(98);
+    }
+
     @Test
     void bucketGiveBackOfNPermitsMovesItsInstantBackButNeverBeyondFull() {
         RateLimitPolicy limit = policy("bucket", 10, 10, RateLimitAlgorithm.TOKEN_BUCKET); // one per second

@@ -60,7 +60,7 @@
 --          Reply: the permits given back
 -- inspect: ARGV[5 .. 11] as for acquire, of one limit (permits 1, no wait, no receipt)
 --          Reply: permits left; reset as for acquire; permits in debt (spent past the limit by a charge)
--- restart: no more arguments. Reply: 0
+-- restart: no more arguments; announced whether the count refused or not. Reply: 0
 -- the globals it uses, read by the first call (a function library may not read globals while it loads)
 local floor, max, min, spack, sunpack, sbyte, tonum, unpackn
 -- what the current call is about, set by each call (run)
@@ -628,7 +628,10 @@ local function run(KEYS, ARGV)
 
   if mode == 'x' then
     redis.call('DEL', KEYS[1])
-    announce(KEYS[1])
+    if channel ~= '' then -- every restart is announced, flagged or not: slices of the count drop
+      redis.call('DEL', KEYS[1] .. '!')
+      redis.call('PUBLISH', channel, KEYS[1])
+    end
     return 0
   end
 
