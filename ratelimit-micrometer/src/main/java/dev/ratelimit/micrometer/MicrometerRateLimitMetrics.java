@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.StringJoiner;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -27,7 +28,9 @@ import java.util.function.LongSupplier;
  * <p>In Prometheus text, {@value RateLimitMetrics#REQUESTS} is {@code ratelimit_requests_total}, its
  * attributes {@code ratelimit_policy}, {@code ratelimit_outcome}, {@code ratelimit_plan};
  * {@value RateLimitMetrics#STORE_DURATION} is {@code ratelimit_store_duration_seconds} (count, sum, max and
- * the buckets of {@link #DURATION_BUCKETS}); the gauges {@code ratelimit_counts} and {@code ratelimit_counts_max}.
+ * the buckets of {@link #DURATION_BUCKETS}); the gauges {@code ratelimit_counts} and {@code ratelimit_counts_max};
+ * {@code ratelimit_requests_near_limit_total} and {@code ratelimit_requests_refused_at_home_total} (by policy and
+ * plan), the gauge {@code ratelimit_store_breaker_open} (by store).
  *
  * <p>Every meter is registered when the engine binds a limit (at deployment) and kept by the engine: a
  * request increments a counter it already holds. Meters are removed from the registry when the application
@@ -191,6 +194,51 @@ public class MicrometerRateLimitMetrics implements RateLimitMetrics {
                 .register(registry));
         keep(Gauge.builder(COUNTS_MAX, () -> max)
                 .description("Most counts the in-process rate-limit store keeps (ratelimit.max-tracked-partitions)")
+                .register(registry));
+    }
+
+    // ------------------------------------------------------------------ what operators watch
+
+    @Override
+    public Counter nearLimit(String policy, String plan) {
+        if (registry == null) {
+            return RateLimitMetrics.NONE.nearLimit(policy, plan);
+        }
+        io.micrometer.core.instrument.Counter counter = io.micrometer.core.instrument.Counter.builder(NEAR_LIMIT)
+                .description("Allowed rate-limit decisions that left less than a fifth of the limit, by limit and plan")
+                .tag(POLICY, policy)
+                .tag(PLAN, plan)
+                .register(registry);
+        keep(counter);
+        return counter::increment;
+    }
+
+    @Override
+    public Counter refusedAtHome(String policy, String plan) {
+        if (registry == null) {
+            return RateLimitMetrics.NONE.refusedAtHome(policy, plan);
+        }
+        io.micrometer.core.instrument.Counter counter = io.micrometer.core.instrument.Counter.builder(REFUSED_AT_HOME)
+                .description("Rate-limit refusals answered by this instance from a remembered refusal of the store, "
+                        + "by limit and plan")
+                .tag(POLICY, policy)
+                .tag(PLAN, plan)
+                .register(registry);
+        keep(counter);
+        return counter::increment;
+    }
+
+    @Override
+    public void breaker(String store, BooleanSupplier open) {
+        if (registry == null) {
+            return;
+        }
+        Objects.requireNonNull(open, "open");
+        // strongly referenced, as the counts: nothing else keeps the supplier
+        keep(Gauge.builder(BREAKER_OPEN, open, o -> o.getAsBoolean() ? 1 : 0)
+                .description("1 while the rate-limit store's outage breaker is open (calls go without the store), else 0")
+                .tag(STORE, store)
+                .strongReference(true)
                 .register(registry));
     }
 

@@ -20,6 +20,7 @@ import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -64,6 +65,8 @@ public class OpenTelemetryRateLimitMetrics implements RateLimitMetrics {
     private LongCounter requests;
     private DoubleHistogram storeDuration;
     private DoubleHistogram waits;
+    private LongCounter nearLimit;
+    private LongCounter refusedAtHome;
     private final List<AutoCloseable> gauges = new ArrayList<>();
 
     /** For CDI: the {@link OpenTelemetry} bean, else the global one, looked up when first used. */
@@ -150,6 +153,15 @@ public class OpenTelemetryRateLimitMetrics implements RateLimitMetrics {
             // an API before 1.32: the SDK's default boundaries
         }
         waits = waited.build();
+        nearLimit = made.counterBuilder(NEAR_LIMIT)
+                .setDescription("Allowed rate-limit decisions that left less than a fifth of the limit, by limit and plan")
+                .setUnit("{request}")
+                .build();
+        refusedAtHome = made.counterBuilder(REFUSED_AT_HOME)
+                .setDescription("Rate-limit refusals answered by this instance from a remembered refusal of the store, "
+                        + "by limit and plan")
+                .setUnit("{request}")
+                .build();
         meter = made;
         LOG.log(Level.DEBUG, () -> "ratelimit: metrics go to " + which);
     }
@@ -249,6 +261,43 @@ public class OpenTelemetryRateLimitMetrics implements RateLimitMetrics {
         synchronized (gauges) {
             gauges.add(held);
             gauges.add(capacity);
+        }
+    }
+
+    // ------------------------------------------------------------------ what operators watch
+
+    @Override
+    public Counter nearLimit(String policy, String plan) {
+        if (meter == null) {
+            return RateLimitMetrics.NONE.nearLimit(policy, plan);
+        }
+        LongCounter counter = nearLimit;
+        Attributes attributes = Attributes.of(POLICY_KEY, policy, PLAN_KEY, plan);
+        return () -> counter.add(1, attributes);
+    }
+
+    @Override
+    public Counter refusedAtHome(String policy, String plan) {
+        if (meter == null) {
+            return RateLimitMetrics.NONE.refusedAtHome(policy, plan);
+        }
+        LongCounter counter = refusedAtHome;
+        Attributes attributes = Attributes.of(POLICY_KEY, policy, PLAN_KEY, plan);
+        return () -> counter.add(1, attributes);
+    }
+
+    @Override
+    public void breaker(String store, BooleanSupplier open) {
+        if (meter == null) {
+            return;
+        }
+        Objects.requireNonNull(open, "open");
+        Attributes attributes = Attributes.of(STORE_KEY, store);
+        AutoCloseable gauge = meter.gaugeBuilder(BREAKER_OPEN).ofLongs()
+                .setDescription("1 while the rate-limit store's outage breaker is open (calls go without the store), else 0")
+                .buildWithCallback(measurement -> measurement.record(open.getAsBoolean() ? 1 : 0, attributes));
+        synchronized (gauges) {
+            gauges.add(gauge);
         }
     }
 

@@ -147,7 +147,9 @@ class MetricsEndpointTest {
                 Map.entry("ratelimit_store_duration_seconds_sum", Set.of("ratelimit_outcome", "ratelimit_store")),
                 Map.entry("ratelimit_store_duration_seconds_max", Set.of("ratelimit_outcome", "ratelimit_store")),
                 Map.entry("ratelimit_counts", Set.of()),
-                Map.entry("ratelimit_counts_max", Set.of()));
+                Map.entry("ratelimit_counts_max", Set.of()),
+                Map.entry("ratelimit_requests_near_limit_total", Set.of("ratelimit_plan", "ratelimit_policy")),
+                Map.entry("ratelimit_store_breaker_open", Set.of("ratelimit_store")));
         assertThat(valuesByLabel.get("ratelimit_policy")).containsExactlyInAnyOrder(
                 "default", "module", "burst", "hourly", "delete", "export", "reports", "inbox", "partner",
                 "login-address", "login-account");

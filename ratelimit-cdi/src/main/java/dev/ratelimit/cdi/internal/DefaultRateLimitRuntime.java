@@ -237,5 +237,40 @@ public class DefaultRateLimitRuntime implements RateLimitRuntime {
                 m.counts(counts, max);
             }
         }
+
+        // ---------------------------------------------------------- what operators watch
+
+        @Override
+        public Counter nearLimit(String policy, String plan) {
+            Counter[] counters = new Counter[all.size()];
+            for (int i = 0; i < counters.length; i++) {
+                counters[i] = all.get(i).nearLimit(policy, plan);
+            }
+            return () -> {
+                for (Counter c : counters) {
+                    c.increment();
+                }
+            };
+        }
+
+        @Override
+        public Counter refusedAtHome(String policy, String plan) {
+            Counter[] counters = new Counter[all.size()];
+            for (int i = 0; i < counters.length; i++) {
+                counters[i] = all.get(i).refusedAtHome(policy, plan);
+            }
+            return () -> {
+                for (Counter c : counters) {
+                    c.increment();
+                }
+            };
+        }
+
+        @Override
+        public void breaker(String store, java.util.function.BooleanSupplier open) {
+            for (RateLimitMetrics m : all) {
+                m.breaker(store, open);
+            }
+        }
     }
 }

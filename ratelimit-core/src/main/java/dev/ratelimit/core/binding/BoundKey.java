@@ -17,6 +17,9 @@ import dev.ratelimit.core.metrics.RateLimitMetrics.Outcome;
  */
 public final class BoundKey {
 
+    /** Where {@link #counters} holds the counter of {@link RateLimitMetrics#NEAR_LIMIT}; the outcomes come first. */
+    private static final int NEAR_LIMIT = Outcome.values().length;
+
     final CountKey key;
     final Object handle;
     final RateLimitMode mode;
@@ -56,14 +59,15 @@ public final class BoundKey {
         this.refusals = refusals;
     }
 
-    /** The metric counters of (name, plan), by outcome: looked up once. */
+    /** The metric counters of (name, plan), looked up once: by outcome, then {@link RateLimitMetrics#NEAR_LIMIT}. */
     static Counter[] counters(CountKey key, RateLimitMetrics metrics) {
         Outcome[] outcomes = Outcome.values();
-        Counter[] counters = new Counter[outcomes.length];
+        Counter[] counters = new Counter[NEAR_LIMIT + 1];
         String plan = key.plan() == null ? RateLimitMetrics.NO_PLAN : key.plan();
         for (Outcome outcome : outcomes) {
             counters[outcome.ordinal()] = metrics.requests(key.name(), outcome, plan);
         }
+        counters[NEAR_LIMIT] = metrics.nearLimit(key.name(), plan);
         return counters;
     }
 
@@ -87,6 +91,16 @@ public final class BoundKey {
     /** Counts one decision of this limit in its metrics. */
     public void count(Outcome outcome) {
         counters[outcome.ordinal()].increment();
+    }
+
+    /**
+     * Counts an allowed decision of this limit that left {@code remaining} of its {@code limit} permits in
+     * {@link RateLimitMetrics#NEAR_LIMIT} when that is less than a fifth.
+     */
+    public void allowedLeaving(long remaining, long limit) {
+        if (RateLimitMetrics.nearLimit(remaining, limit)) {
+            counters[NEAR_LIMIT].increment();
+        }
     }
 
     /** True when the limit is in shadow mode: it never refuses, and is never reported in the headers. */

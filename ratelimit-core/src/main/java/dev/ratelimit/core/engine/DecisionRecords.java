@@ -50,6 +50,7 @@ final class DecisionRecords {
             switch (outcome.state()) {
                 case SPENT -> {
                     key.count(RateLimitMetrics.Outcome.ALLOWED);
+                    key.allowedLeaving(outcome.remaining(), outcome.policy().permitLimit());
                     if (outcome.waitNanos() > 0) {
                         key.waited(outcome.waitNanos()); // the wait granted: the call goes ahead then
                     }

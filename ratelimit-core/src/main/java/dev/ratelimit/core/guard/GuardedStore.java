@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -63,6 +64,13 @@ public final class GuardedStore implements RateLimitStore {
     private final RateLimitMetrics.Timer decided;
     private final RateLimitMetrics.Timer failed;
     private final RateLimitMetrics.Timer timedOut;
+    /** The metrics, for the counters of refusals answered at home, made when a limit binds (only with a memory). */
+    private final RateLimitMetrics metrics;
+    /**
+     * The counter of {@link RateLimitMetrics#REFUSED_AT_HOME} of each count bound, by (name, plan); read only when a
+     * refusal is answered at home. Empty without a memory.
+     */
+    private final ConcurrentHashMap<CountKey, RateLimitMetrics.Counter> refusedAtHome = new ConcurrentHashMap<>();
 
     /**
      * @param delegate the store
@@ -105,12 +113,18 @@ public final class GuardedStore implements RateLimitStore {
         this.decided = metrics.storeDuration(name, StoreOutcome.DECIDED);
         this.failed = metrics.storeDuration(name, StoreOutcome.FAILED);
         this.timedOut = metrics.storeDuration(name, StoreOutcome.TIMEOUT);
+        this.metrics = metrics;
+        metrics.breaker(name, breaker::isOpen);
     }
 
     @Override
     public Object bind(CountKey key) {
         Object handle = delegate.bind(key);
         decisions.bind(key);
+        if (memory != null) {
+            refusedAtHome.computeIfAbsent(key, k -> metrics.refusedAtHome(k.name(),
+                    k.plan() == null ? RateLimitMetrics.NO_PLAN : k.plan()));
+        }
         return handle;
     }
 
@@ -224,6 +238,7 @@ public final class GuardedStore implements RateLimitStore {
         if (memory != null) {
             RateLimitDecision remembered = memory.answer(partition, request, multiple);
             if (remembered != null) {
+                countRefusedAtHome(remembered);
                 return CompletableFuture.completedFuture(remembered);
             }
             ticket = memory.ticket();
@@ -266,6 +281,18 @@ public final class GuardedStore implements RateLimitStore {
             deadlines.watch(call);
         }
         return call;
+    }
+
+    /** Counts each limit that refused {@code remembered}, a refusal answered at home. */
+    private void countRefusedAtHome(RateLimitDecision remembered) {
+        for (int i = 0; i < remembered.size(); i++) {
+            if (remembered.refuses(i)) {
+                RateLimitMetrics.Counter counter = refusedAtHome.get(remembered.request().key(i));
+                if (counter != null) {
+                    counter.increment();
+                }
+            }
+        }
     }
 
     /** A stage completed with what {@link #fallbackOrFailure} answered. */

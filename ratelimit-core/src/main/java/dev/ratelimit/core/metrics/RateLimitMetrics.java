@@ -2,6 +2,7 @@ package dev.ratelimit.core.metrics;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -185,5 +186,46 @@ public interface RateLimitMetrics {
     /** False when nothing is recorded: then the engine does not even read the clock for durations. */
     default boolean isEnabled() {
         return true;
+    }
+
+    // ------------------------------------------------------------------ what operators watch (docs/metrics.md)
+
+    /**
+     * Allowed requests that left less than a fifth of their limit ({@link #nearLimit(long, long)}), by
+     * {@value #POLICY} and {@value #PLAN}: a limit coming close before callers are refused. A subset of
+     * {@value #REQUESTS}' {@code allowed}.
+     */
+    String NEAR_LIMIT = "ratelimit.requests.near_limit";
+    /**
+     * Refusals this instance answered itself, from a refusal of the shared store it remembers, by {@value #POLICY}
+     * and {@value #PLAN}: a subset of {@value #REQUESTS}' {@code refused}.
+     */
+    String REFUSED_AT_HOME = "ratelimit.requests.refused_at_home";
+    /** A gauge by {@value #STORE}: 1 while the store's outage breaker is open (calls go without it), else 0. */
+    String BREAKER_OPEN = "ratelimit.store.breaker.open";
+
+    /**
+     * True when an allowed request that left {@code remaining} of {@code limit} permits counts as near the limit:
+     * less than a fifth of it left ({@code remaining * 5 < limit}). No allocation.
+     */
+    static boolean nearLimit(long remaining, long limit) {
+        return remaining * 5 < limit;
+    }
+
+    /** The counter of {@value #NEAR_LIMIT} for one limit and plan. Default: records nothing. */
+    default Counter nearLimit(String policy, String plan) {
+        return () -> { };
+    }
+
+    /** The counter of {@value #REFUSED_AT_HOME} for one limit and plan. Default: records nothing. */
+    default Counter refusedAtHome(String policy, String plan) {
+        return () -> { };
+    }
+
+    /**
+     * Publishes the gauge {@value #BREAKER_OPEN} of one store, read when collected: {@code open} says whether its
+     * outage breaker is open now. Default: publishes nothing.
+     */
+    default void breaker(String store, BooleanSupplier open) {
     }
 }

@@ -10,10 +10,15 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -93,6 +98,68 @@ class MetricsWithRedisOnQuarkusTest {
         assertThat(delta(before, after, "module", "failed")).isEqualTo(requests);
         assertThat(delta(before, after, "module", "allowed")).as("the store decided nothing").isZero();
         assertThat(delta(before, after, "module", "uncounted")).as("counted once, as failed").isZero();
+    }
+
+    /**
+     * The dashboard and the alerting rules of docs/operations, proven against a real Prometheus scraping the embedded
+     * example, serve Quarkus too: every metric name they query is in {@code /q/metrics}, with every label they group
+     * or filter by. (The in-process store's gauges, {@code ratelimit_counts} and {@code ratelimit_counts_max}, are
+     * not there: this example counts in Redis.)
+     */
+    @Test
+    void everyNameTheDashboardAndTheAlertsQueryIsInQuarkusMetricsWithItsLabels() throws Exception {
+        get("todos/1", "names-" + UUID.randomUUID());
+        CLIENT.send(HttpRequest.newBuilder(root.resolve("todos/1/share")).POST(HttpRequest.BodyPublishers.noBody())
+                .header("X-Api-Key", "names-" + UUID.randomUUID()).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString()); // binds the partner's limit, which may wait: ratelimit_wait
+        HttpResponse<String> scrape = CLIENT.send(HttpRequest.newBuilder(root.resolve("q/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        Map<String, Set<String>> exported = new TreeMap<>();
+        Matcher sample = Pattern.compile("^(ratelimit_[a-z_]+)(?:\\{([^}]*)})?\\s", Pattern.MULTILINE).matcher(scrape.body());
+        while (sample.find()) {
+            Set<String> labels = exported.computeIfAbsent(sample.group(1), n -> new TreeSet<>());
+            Matcher label = LABEL.matcher(sample.group(2) == null ? "" : sample.group(2));
+            while (label.find()) {
+                labels.add(label.group(1));
+            }
+        }
+        java.nio.file.Path operations = Path.of("..", "..", "docs", "operations");
+        String queries = Files.readString(operations.resolve("grafana-dashboard.json"))
+                + Files.readString(operations.resolve("alerts.yml"));
+        Map<String, Set<String>> queried = new TreeMap<>();
+        Matcher selector = Pattern.compile("\\b(ratelimit_[a-z_]+)(\\{[^}]*})?").matcher(queries);
+        while (selector.find()) {
+            Set<String> labels = queried.computeIfAbsent(selector.group(1), n -> new TreeSet<>());
+            Matcher label = Pattern.compile("([a-z_]+)=~?\\\\?\"").matcher(selector.group(2) == null ? "" : selector.group(2));
+            while (label.find()) {
+                labels.add(label.group(1));
+            }
+        }
+        queried.keySet().removeIf(name -> !name.endsWith("_total") && !name.endsWith("_bucket")
+                && !name.endsWith("_count") && !name.startsWith("ratelimit_store_breaker") && !name.startsWith("ratelimit_counts"));
+        Matcher grouped = Pattern.compile("by \\(([a-z_, ]+)\\)").matcher(queries);
+        Set<String> groupedBy = new TreeSet<>();
+        while (grouped.find()) {
+            for (String label : grouped.group(1).split(",\\s*")) {
+                groupedBy.add(label.strip());
+            }
+        }
+        groupedBy.remove("instance"); // Prometheus' own label
+
+        Set<String> inProcessOnly = Set.of("ratelimit_counts", "ratelimit_counts_max");
+        assertThat(queried.keySet()).as("the names the dashboard and the alerts query").contains(
+                "ratelimit_requests_total", "ratelimit_requests_near_limit_total", "ratelimit_requests_refused_at_home_total",
+                "ratelimit_store_duration_seconds_bucket", "ratelimit_store_duration_seconds_count",
+                "ratelimit_store_breaker_open", "ratelimit_wait_seconds_bucket", "ratelimit_counts", "ratelimit_counts_max");
+        queried.forEach((name, labels) -> {
+            if (!inProcessOnly.contains(name)) {
+                assertThat(exported).as("/q/metrics:%n%s", scrape.body()).containsKey(name);
+                assertThat(exported.get(name)).as("the labels of %s", name).containsAll(labels);
+            }
+        });
+        Set<String> labelsExported = new TreeSet<>();
+        exported.values().forEach(labelsExported::addAll);
+        assertThat(labelsExported).as("every label the queries group by").containsAll(groupedBy);
     }
 
     /** {@code ratelimit_requests_total} by "policy/outcome/plan". */
