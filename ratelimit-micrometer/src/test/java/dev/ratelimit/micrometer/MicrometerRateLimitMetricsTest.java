@@ -246,6 +246,8 @@ class MicrometerRateLimitMetricsTest {
         assertThat(valuesByKeySet).containsOnlyKeys(
                 Set.of(RateLimitMetrics.POLICY, RateLimitMetrics.OUTCOME, RateLimitMetrics.PLAN),
                 Set.of(RateLimitMetrics.STORE, RateLimitMetrics.OUTCOME),
+                Set.of(RateLimitMetrics.POLICY, RateLimitMetrics.PLAN), // near the limit
+                Set.of(RateLimitMetrics.STORE), // the store's breaker
                 Set.of()); // the gauge of the in-process store's counts, which the engine registers: no attributes
         assertThat(valuesByKeySet.get(Set.of())).isEmpty();
         assertThat(valuesByKeySet.get(Set.of(RateLimitMetrics.POLICY, RateLimitMetrics.OUTCOME, RateLimitMetrics.PLAN)))
@@ -253,6 +255,9 @@ class MicrometerRateLimitMetricsTest {
                         "allowed", "refused", "shadow_refused", "uncounted", "failed", "none", "gold");
         assertThat(valuesByKeySet.get(Set.of(RateLimitMetrics.STORE, RateLimitMetrics.OUTCOME)))
                 .containsExactlyInAnyOrder("in-process", "decided", "failed", "timeout");
+        assertThat(valuesByKeySet.get(Set.of(RateLimitMetrics.POLICY, RateLimitMetrics.PLAN)))
+                .containsExactlyInAnyOrder("module", "default", "export", "items", "none", "gold");
+        assertThat(valuesByKeySet.get(Set.of(RateLimitMetrics.STORE))).containsExactly("in-process");
         assertThat(count("default", "refused", "none")).isPositive();
         assertThat(count("default", "allowed", "gold")).isPositive();
         assertThat(count("export", "refused", "none")).isPositive();
