@@ -46,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
  * one instance counting in a real Redis (the limit {@code export} in shadow mode, {@code on-failure=allow}), and one
  * in its own JVM counting in process with a table of
  * 10 counts. The test drives traffic that allows, refuses (and has
- * refusals answered at home), comes near a limit, shadow-refuses, waits for a partner's permits, and fills the small
+ * refusals answered at home), comes near a limit, shadow-refuses, is decided at home from slices (the limit {@code inbox}), waits for a partner's permits, and fills the small
  * table; then it stops Redis for a moment.
  *
  * <p>Prometheus evaluates the rules every second, as written but for their durations: each {@code for:} is 1 s and
@@ -64,6 +64,7 @@ class PrometheusDashboardTest {
     /** A timeout generous for two busy cores: the outage is the test's own, not a slow first call. */
     private static final Map<String, String> CONFIG = Map.of(
             "ratelimit.limits.export.mode", "shadow",
+            "ratelimit.limits.inbox.slices", "true",
             "ratelimit.store.on-failure", "allow",
             "ratelimit.store.timeout-millis", "2000");
     private static final Duration DEADLINE = Duration.ofSeconds(90);
@@ -228,6 +229,17 @@ class PrometheusDashboardTest {
             }
         }
         assertThat(MetricsScrape.of(base).value(waits)).as("shares that waited for the partner's permits").isGreaterThan(before);
+        // the sliced limit inbox (600 a minute for the application): busy enough for slices, decided at home from them
+        String atHome = "ratelimit_slices_requests_total{ratelimit_decided=\"home\",ratelimit_policy=\"inbox\"}";
+        for (int i = 0; i < 500 && MetricsScrape.of(base).value(atHome) == 0; i++) {
+            for (int j = 0; j < 10; j++) {
+                assertThat(send(HttpRequest.newBuilder(base.resolve("/partner/inbox")).header("X-Api-Key", "inbox")
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"id\": 1, \"title\": \"slice\", \"done\": false}")))
+                        .statusCode()).as("inbox").isEqualTo(204);
+            }
+        }
+        assertThat(MetricsScrape.of(base).value(atHome)).as("requests of inbox decided at home from a slice").isPositive();
         for (int i = 0; i < 20; i++) {
             send(get(inProcess.base(), "/todos", "filler-" + i + "-" + UUID.randomUUID()));
         }

@@ -184,7 +184,7 @@ public class DefaultRateLimitRuntime implements RateLimitRuntime {
         }
     }
 
-    /** Several metrics libraries at once (Micrometer and OpenTelemetry). */
+    /** Several metrics libraries at once (Micrometer and OpenTelemetry): every instrument is made in each. */
     private static final class CompositeMetrics implements RateLimitMetrics {
         private final List<RateLimitMetrics> all;
 
@@ -192,11 +192,10 @@ public class DefaultRateLimitRuntime implements RateLimitRuntime {
             this.all = List.copyOf(all);
         }
 
-        @Override
-        public Counter requests(String policy, Outcome outcome, String plan) {
+        private Counter counters(java.util.function.Function<RateLimitMetrics, Counter> make) {
             Counter[] counters = new Counter[all.size()];
             for (int i = 0; i < counters.length; i++) {
-                counters[i] = all.get(i).requests(policy, outcome, plan);
+                counters[i] = make.apply(all.get(i));
             }
             return () -> {
                 for (Counter c : counters) {
@@ -205,11 +204,10 @@ public class DefaultRateLimitRuntime implements RateLimitRuntime {
             };
         }
 
-        @Override
-        public Timer storeDuration(String store, StoreOutcome outcome) {
+        private Timer timers(java.util.function.Function<RateLimitMetrics, Timer> make) {
             Timer[] timers = new Timer[all.size()];
             for (int i = 0; i < timers.length; i++) {
-                timers[i] = all.get(i).storeDuration(store, outcome);
+                timers[i] = make.apply(all.get(i));
             }
             return nanos -> {
                 for (Timer t : timers) {
@@ -219,16 +217,18 @@ public class DefaultRateLimitRuntime implements RateLimitRuntime {
         }
 
         @Override
+        public Counter requests(String policy, Outcome outcome, String plan) {
+            return counters(m -> m.requests(policy, outcome, plan));
+        }
+
+        @Override
+        public Timer storeDuration(String store, StoreOutcome outcome) {
+            return timers(m -> m.storeDuration(store, outcome));
+        }
+
+        @Override
         public Timer waited(String policy) {
-            Timer[] timers = new Timer[all.size()];
-            for (int i = 0; i < timers.length; i++) {
-                timers[i] = all.get(i).waited(policy);
-            }
-            return nanos -> {
-                for (Timer t : timers) {
-                    t.record(nanos);
-                }
-            };
+            return timers(m -> m.waited(policy));
         }
 
         @Override
@@ -238,32 +238,41 @@ public class DefaultRateLimitRuntime implements RateLimitRuntime {
             }
         }
 
-        // ---------------------------------------------------------- what operators watch
+        // ---------------------------------------------------------- slices
 
         @Override
-        public Counter nearLimit(String policy, String plan) {
-            Counter[] counters = new Counter[all.size()];
-            for (int i = 0; i < counters.length; i++) {
-                counters[i] = all.get(i).nearLimit(policy, plan);
+        public Counter sliceRequests(String policy, boolean atHome) {
+            return counters(m -> m.sliceRequests(policy, atHome));
+        }
+
+        @Override
+        public Counter slicesTaken(String policy) {
+            return counters(m -> m.slicesTaken(policy));
+        }
+
+        @Override
+        public Tally slicePermitsReturned(String policy) {
+            Tally[] tallies = new Tally[all.size()];
+            for (int i = 0; i < tallies.length; i++) {
+                tallies[i] = all.get(i).slicePermitsReturned(policy);
             }
-            return () -> {
-                for (Counter c : counters) {
-                    c.increment();
+            return amount -> {
+                for (Tally t : tallies) {
+                    t.add(amount);
                 }
             };
         }
 
+        // ---------------------------------------------------------- what operators watch
+
+        @Override
+        public Counter nearLimit(String policy, String plan) {
+            return counters(m -> m.nearLimit(policy, plan));
+        }
+
         @Override
         public Counter refusedAtHome(String policy, String plan) {
-            Counter[] counters = new Counter[all.size()];
-            for (int i = 0; i < counters.length; i++) {
-                counters[i] = all.get(i).refusedAtHome(policy, plan);
-            }
-            return () -> {
-                for (Counter c : counters) {
-                    c.increment();
-                }
-            };
+            return counters(m -> m.refusedAtHome(policy, plan));
         }
 
         @Override
