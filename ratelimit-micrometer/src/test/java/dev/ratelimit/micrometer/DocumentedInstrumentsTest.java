@@ -57,7 +57,7 @@ class DocumentedInstrumentsTest {
     }
 
     private static boolean isAttribute(String field) {
-        return Set.of("POLICY", "OUTCOME", "PLAN", "STORE").contains(field);
+        return Set.of("POLICY", "OUTCOME", "PLAN", "STORE", "DECIDED").contains(field);
     }
 
     /** Every meter a registry holds once each method of the interface was called. */
@@ -105,6 +105,8 @@ class DocumentedInstrumentsTest {
             return 1L;
         } else if (type == int.class) {
             return 1;
+        } else if (type == boolean.class) {
+            return true;
         } else if (type == LongSupplier.class) {
             return (LongSupplier) () -> 1;
         } else if (type == BooleanSupplier.class) {
