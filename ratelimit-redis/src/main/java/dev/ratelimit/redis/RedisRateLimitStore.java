@@ -38,7 +38,7 @@ import java.util.function.LongSupplier;
  * its Redis keys and script arguments ({@link BoundCountKey}), what a call sends and what its reply means
  * ({@link DecisionCall}, {@link GiveBackCall}, {@link InspectCall}, {@link RestartCall}, all a
  * {@link CountsScriptCall}), a request split over two slots ({@link SlotSplit}), the connection
- * ({@link RedisTransport}); the {@link Builder} stays nested, as the public way to make one.
+ * ({@link RedisTransport}); the {@link RedisStoreBuilder} stays nested, as the public way to make one.
  *
  * <p>One call is one round trip: one Lua script ({@code counts.lua}; {@code EVALSHA}, {@code EVAL} only when Redis
  * does not know it yet) reads the server's clock, brings every count of the request up to date, decides them all
@@ -58,7 +58,7 @@ import java.util.function.LongSupplier;
  * <p>Redis Cluster: a request that mixes counts per application (one count for every caller, under the partition
  * {@code application}) with counts per caller spans two slots, and no script may touch two. Keeping both kinds in
  * one slot would put every count of the application in it, so such a request (only with
- * {@link Builder#cluster(boolean) cluster} on; a single Redis takes any keys in one script) is decided in one call
+ * {@link RedisStoreBuilder#cluster(boolean) cluster} on; a single Redis takes any keys in one script) is decided in one call
  * per slot, sequenced so that it is still all or nothing and goes at one instant ({@link SlotSplit}): a refusal by
  * the second part gives the first part's permits back, and a second part that goes later moves the first part's
  * permits to its instant. A request whose counts share a slot, which is every request without both kinds, is one
@@ -88,7 +88,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
 
     private static final long NANOS_PER_MICRO = 1_000L;
     /** With a manual clock, real time must not expire counts that manual time still needs. */
-    private static final long TEST_EXPIRY_PADDING_MILLIS = 3_600_000L;
+    static final long TEST_EXPIRY_PADDING_MILLIS = 3_600_000L;
 
     private final String description;
     private final RedisKeys keys;
@@ -104,7 +104,7 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
     /** Messages on the channel of announcements that were no count's key: ignored. */
     private final AtomicLong malformedAnnouncements = new AtomicLong();
 
-    private RedisRateLimitStore(Builder b) {
+    RedisRateLimitStore(RedisStoreBuilder b) {
         this.keys = new RedisKeys(b.keyPrefix);
         this.prefix = b.keyPrefix.getBytes(StandardCharsets.UTF_8);
         this.testClock = b.nanoClock;
@@ -118,8 +118,8 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
                 + ", key-prefix=" + b.keyPrefix + (testClock == null ? "" : ", manual clock") + ")";
     }
 
-    /** The transport {@link Builder#client} chooses; Lettuce for Sentinel, which Jedis is not used with here. */
-    private static RedisTransport transport(Builder b) {
+    /** The transport {@link RedisStoreBuilder#client} chooses; Lettuce for Sentinel, which Jedis is not used with here. */
+    private static RedisTransport transport(RedisStoreBuilder b) {
         if (b.client == Client.LETTUCE || !b.uri.getSentinels().isEmpty()) {
             return new LettuceTransport(b.uri, b.cluster, b.timeout);
         }
@@ -163,16 +163,16 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
      *
      * @throws IllegalArgumentException when {@code uri} is not a Redis URI (the message hides the password)
      */
-    public static Builder builder(String uri) {
-        return new Builder(uri, null, null);
+    public static RedisStoreBuilder builder(String uri) {
+        return new RedisStoreBuilder(uri, null, null);
     }
 
     /**
      * A builder for a store that reaches Redis through {@code transport} (for instance the Quarkus Redis client's);
      * {@code where} says where that is, for logs (never a password).
      */
-    public static Builder builder(RedisTransport transport, String where) {
-        return new Builder(null, transport, where);
+    public static RedisStoreBuilder builder(RedisTransport transport, String where) {
+        return new RedisStoreBuilder(null, transport, where);
     }
 
     /** Prepares the key's part of every count key, and the script's code for its algorithm. */
@@ -398,107 +398,5 @@ public final class RedisRateLimitStore implements RateLimitStore, AutoCloseable 
     /** The script's microseconds of a receipt, as nanoseconds on this store's clock. */
     long receipt(long micros) {
         return micros * NANOS_PER_MICRO + origin;
-    }
-
-    /** Options of a {@link RedisRateLimitStore}; not thread-safe. */
-    public static final class Builder {
-
-        private final io.lettuce.core.RedisURI uri;
-        private final RedisTransport transport;
-        private final String where;
-        private boolean cluster;
-        private Duration timeout = DEFAULT_TIMEOUT;
-        private String keyPrefix = RedisKeys.DEFAULT_PREFIX;
-        private LongSupplier nanoClock;
-        private long expiryPaddingMillis = TEST_EXPIRY_PADDING_MILLIS;
-        private int mostMoves = SlotSplit.MOST_MOVES;
-        private Client client = Client.AUTO;
-        private Duration blockingTimeout;
-
-        private Builder(String uri, RedisTransport transport, String where) {
-            this.transport = transport;
-            if (transport == null) {
-                this.uri = RedisUris.parse(uri);
-                this.where = "uri=" + RedisUris.redact(uri);
-            } else {
-                this.uri = null;
-                this.where = where;
-            }
-        }
-
-        /** Talk the Redis Cluster protocol, the URI naming a seed node. Default false. */
-        public Builder cluster(boolean cluster) {
-            this.cluster = cluster;
-            return this;
-        }
-
-        /**
-         * The longest Redis may take to answer a command, positive: commands never pile up behind a Redis that
-         * hangs. Under the engine, longer than its {@code ratelimit.store.timeout-millis} (see the class
-         * comment). Default 250 ms. (A transport given to {@link #builder(RedisTransport, String)} has its own.)
-         */
-        public Builder timeout(Duration timeout) {
-            if (timeout.isNegative() || timeout.isZero()) {
-                throw new IllegalArgumentException("timeout must be positive, was " + timeout);
-            }
-            this.timeout = timeout;
-            return this;
-        }
-
-        /**
-         * Which client carries the store's calls ({@link Client}); default {@link Client#AUTO}. A Sentinel URI always
-         * takes Lettuce. Ignored with a transport given to {@link #builder(RedisTransport, String)}.
-         */
-        public Builder client(Client client) {
-            this.client = java.util.Objects.requireNonNull(client, "client");
-            return this;
-        }
-
-        /**
-         * With Jedis: how long a call may block its thread to connect, and then again to be answered, positive; the
-         * engine cannot answer a blocked thread before the call returns, so under the engine this is its
-         * {@code ratelimit.store.timeout-millis}. Default: {@link #timeout}.
-         */
-        public Builder blockingTimeout(Duration timeout) {
-            if (timeout.isNegative() || timeout.isZero()) {
-                throw new IllegalArgumentException("blocking timeout must be positive, was " + timeout);
-            }
-            this.blockingTimeout = timeout;
-            return this;
-        }
-
-        /** Text in front of every key (and of the channel of announcements); without braces. Default {@value RedisKeys#DEFAULT_PREFIX}. */
-        public Builder keyPrefix(String keyPrefix) {
-            new RedisKeys(keyPrefix);
-            this.keyPrefix = keyPrefix;
-            return this;
-        }
-
-        /**
-         * For tests only: take time from this monotonic nanosecond clock (a manual clock, read at the store's
-         * resolution of a microsecond) instead of the Redis server's clock, and keep counts an hour longer than
-         * they need, since real time passes while manual time stands still.
-         */
-        public Builder nanoClock(LongSupplier nanoClock) {
-            this.nanoClock = nanoClock;
-            return this;
-        }
-
-        /** With a {@link #nanoClock}: how much longer than they need counts are kept (the expiry tests take 0). */
-        Builder expiryPaddingMillis(long millis) {
-            this.expiryPaddingMillis = millis;
-            return this;
-        }
-
-        /** On a cluster: how often a split request's parts may move before it gives up (tests take 0). */
-        Builder mostMoves(int moves) {
-            this.mostMoves = moves;
-            return this;
-        }
-
-        /** Starts connecting in the background; never fails because Redis is unreachable. */
-        public RedisRateLimitStore build() {
-            return new RedisRateLimitStore(this);
-        }
     }
 }

@@ -14,12 +14,9 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
-import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -47,30 +44,25 @@ import java.util.function.LongSupplier;
  */
 public final class GuardedStore implements RateLimitStore {
 
-    private final RateLimitStore delegate;
+    final RateLimitStore delegate;
     private final boolean atOnce;
-    private final long timeoutNanos;
+    final long timeoutNanos;
     private final OnFailure onFailure;
     private final PolicyDecisions decisions;
-    private final OutageLog outage;
-    private final OutageBreaker breaker;
+    final OutageLog outage;
+    final OutageBreaker breaker;
     /** Null when refusals are not remembered: the store answers at once, announces nothing, or the memory is off. */
-    private final RefusalMemory memory;
+    final RefusalMemory memory;
     /** Null when nothing is sliced: the store answers at once, cannot slice, announces nothing, or no limit asks. */
-    private final Slices slices;
+    final Slices slices;
     private final LongSupplier clock;
     private final StoreDeadlines deadlines;
-    private final boolean timed;
-    private final RateLimitMetrics.Timer decided;
+    final boolean timed;
+    final RateLimitMetrics.Timer decided;
     private final RateLimitMetrics.Timer failed;
     private final RateLimitMetrics.Timer timedOut;
-    /** The metrics, for the counters of refusals answered at home, made when a limit binds (only with a memory). */
-    private final RateLimitMetrics metrics;
-    /**
-     * The counter of {@link RateLimitMetrics#REFUSED_AT_HOME} of each count bound, by (name, plan); read only when a
-     * refusal is answered at home. Empty without a memory.
-     */
-    private final ConcurrentHashMap<CountKey, RateLimitMetrics.Counter> refusedAtHome = new ConcurrentHashMap<>();
+    /** The counters of refusals answered at home; null without a memory. */
+    private final RefusedAtHome refusedAtHome;
 
     /**
      * @param delegate the store
@@ -99,7 +91,7 @@ public final class GuardedStore implements RateLimitStore {
             Slices sliced = delegate.slices()
                     ? new Slices(delegate, settings, clock, metrics, this::giveBackSlice) : null;
             RateLimitStore.CountListener listener = candidate == null ? sliced : sliced == null ? candidate
-                    : new Both(candidate, sliced);
+                    : new BothListeners(candidate, sliced);
             if (listener != null && delegate.announceTo(listener)) {
                 memory = candidate;
                 slices = sliced;
@@ -113,7 +105,7 @@ public final class GuardedStore implements RateLimitStore {
         this.decided = metrics.storeDuration(name, StoreOutcome.DECIDED);
         this.failed = metrics.storeDuration(name, StoreOutcome.FAILED);
         this.timedOut = metrics.storeDuration(name, StoreOutcome.TIMEOUT);
-        this.metrics = metrics;
+        this.refusedAtHome = memory == null ? null : new RefusedAtHome(metrics);
         metrics.breaker(name, breaker::isOpen);
     }
 
@@ -121,9 +113,8 @@ public final class GuardedStore implements RateLimitStore {
     public Object bind(CountKey key) {
         Object handle = delegate.bind(key);
         decisions.bind(key);
-        if (memory != null) {
-            refusedAtHome.computeIfAbsent(key, k -> metrics.refusedAtHome(k.name(),
-                    k.plan() == null ? RateLimitMetrics.NO_PLAN : k.plan()));
+        if (refusedAtHome != null) {
+            refusedAtHome.bind(key);
         }
         return handle;
     }
@@ -200,7 +191,7 @@ public final class GuardedStore implements RateLimitStore {
             return null;
         }
         long now = clock.getAsLong();
-        Slices.Slice slice = slices.slice(partition, request, multiple, true, now);
+        Slice slice = slices.slice(partition, request, multiple, true, now);
         return slice == null ? null : slices.atHome(slice, partition, request, multiple, now);
     }
 
@@ -218,7 +209,7 @@ public final class GuardedStore implements RateLimitStore {
             }
         }
         Slices slices = this.slices;
-        Slices.Slice slice = null;
+        Slice slice = null;
         if (slices != null) {
             long now = clock.getAsLong();
             slice = slices.slice(partition, request, multiple, !askedAtHome, now);
@@ -238,7 +229,7 @@ public final class GuardedStore implements RateLimitStore {
         if (memory != null) {
             RateLimitDecision remembered = memory.answer(partition, request, multiple);
             if (remembered != null) {
-                countRefusedAtHome(remembered);
+                refusedAtHome.count(remembered);
                 return CompletableFuture.completedFuture(remembered);
             }
             ticket = memory.ticket();
@@ -272,7 +263,7 @@ public final class GuardedStore implements RateLimitStore {
             }
             return answer(fallbackOrFailure(partition, request, multiple, e, start, true));
         }
-        Call call = new Call(partition, request, multiple, start, sentAt, ticket);
+        StoreCall call = new StoreCall(this, partition, request, multiple, start, sentAt, ticket);
         if (slice != null) {
             call.sliced(slice, asked, sliceTicket);
         }
@@ -283,18 +274,6 @@ public final class GuardedStore implements RateLimitStore {
         return call;
     }
 
-    /** Counts each limit that refused {@code remembered}, a refusal answered at home. */
-    private void countRefusedAtHome(RateLimitDecision remembered) {
-        for (int i = 0; i < remembered.size(); i++) {
-            if (remembered.refuses(i)) {
-                RateLimitMetrics.Counter counter = refusedAtHome.get(remembered.request().key(i));
-                if (counter != null) {
-                    counter.increment();
-                }
-            }
-        }
-    }
-
     /** A stage completed with what {@link #fallbackOrFailure} answered. */
     private static CompletionStage<RateLimitDecision> answer(Object decided) {
         return decided instanceof RateLimitDecision d ? CompletableFuture.completedFuture(d)
@@ -302,7 +281,7 @@ public final class GuardedStore implements RateLimitStore {
     }
 
     /** {@link #fallback}: its decision, or the {@link RateLimitStoreException} it threw. */
-    private Object fallbackOrFailure(String partition, RateLimitRequest request, int multiple, Throwable cause, long start,
+    Object fallbackOrFailure(String partition, RateLimitRequest request, int multiple, Throwable cause, long start,
                                      boolean called) {
         try {
             return fallback(partition, request, multiple, cause, start, called);
@@ -323,6 +302,14 @@ public final class GuardedStore implements RateLimitStore {
             outage.failed("the give-back of " + decision.request(), e);
             return CompletableFuture.failedFuture(e);
         }
+        return givenBack(stage, decision, false);
+    }
+
+    /**
+     * After a give-back: its counts are no longer remembered refusing; a failure is logged (an unreachable store opens
+     * the breaker). {@code slice}: the unused part of a slice, not a request's permits.
+     */
+    private CompletionStage<Void> givenBack(CompletionStage<Void> stage, RateLimitDecision decision, boolean slice) {
         return stage.whenComplete((done, failure) -> {
             if (failure == null) {
                 outage.answered();
@@ -334,7 +321,7 @@ public final class GuardedStore implements RateLimitStore {
                 if (delegate.unreachable(cause)) {
                     breaker.unreachable(cause);
                 }
-                outage.failed("the give-back of " + decision.request(), cause);
+                outage.failed("the give-back of " + (slice ? "a slice of " : "") + decision.request(), cause);
             }
         });
     }
@@ -403,35 +390,7 @@ public final class GuardedStore implements RateLimitStore {
             outage.failed("the give-back of a slice of " + taken.request(), e);
             return;
         }
-        stage.whenComplete((done, failure) -> {
-            if (failure == null) {
-                if (memory != null) {
-                    forgetSpent(taken);
-                }
-            } else {
-                Throwable cause = unwrap(failure);
-                if (delegate.unreachable(cause)) {
-                    breaker.unreachable(cause);
-                }
-                outage.failed("the give-back of a slice of " + taken.request(), cause);
-            }
-        });
-    }
-
-    /** Both listeners hear every announcement. */
-    private record Both(RateLimitStore.CountListener first, RateLimitStore.CountListener second)
-            implements RateLimitStore.CountListener {
-        @Override
-        public void gained(String name, String plan, String partition) {
-            first.gained(name, plan, partition);
-            second.gained(name, plan, partition);
-        }
-
-        @Override
-        public void anyMayHaveGained() {
-            first.anyMayHaveGained();
-            second.anyMayHaveGained();
-        }
+        givenBack(stage, taken, true);
     }
 
     /**
@@ -486,132 +445,11 @@ public final class GuardedStore implements RateLimitStore {
         }
     }
 
-    private static Throwable unwrap(Throwable failure) {
+    static Throwable unwrap(Throwable failure) {
         Throwable t = failure;
         while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
             t = t.getCause();
         }
         return t;
-    }
-
-    /**
-     * One call to the store: the stage the engine gets, completed once, by whichever comes first of the store's answer
-     * and the deadline ({@code settled} by compare-and-set, so that the policy never decides a call whose answer is
-     * being taken, nor the other way round).
-     */
-    final class Call extends CompletableFuture<RateLimitDecision> implements BiConsumer<RateLimitDecision, Throwable> {
-
-        private static final AtomicIntegerFieldUpdater<Call> SETTLED =
-                AtomicIntegerFieldUpdater.newUpdater(Call.class, "settled");
-
-        final long deadline;
-        private final String partition;
-        private final RateLimitRequest request;
-        private final int multiple;
-        private final long start;
-        private final long sentAt;
-        private final long ticket;
-        private volatile int settled;
-        /** Null unless the request is sliced: its slice, how many times its cost went to the store, the slice ticket. */
-        private Slices.Slice slice;
-        private int asked;
-        private long sliceTicket;
-
-        Call(String partition, RateLimitRequest request, int multiple, long start, long sentAt, long ticket) {
-            this.partition = partition;
-            this.request = request;
-            this.multiple = multiple;
-            this.start = start;
-            this.sentAt = sentAt;
-            this.ticket = ticket;
-            this.deadline = System.nanoTime() + timeoutNanos;
-        }
-
-        /** The request is sliced: the call asks {@code asked} times its cost (more than the request's: a slice). */
-        void sliced(Slices.Slice slice, int asked, long sliceTicket) {
-            this.slice = slice;
-            this.asked = asked;
-            this.sliceTicket = sliceTicket;
-        }
-
-        /** The store's answer. */
-        @Override
-        public void accept(RateLimitDecision decision, Throwable failure) {
-            Slices.Slice slice = this.slice;
-            boolean taking = slice != null && asked != multiple;
-            if (failure == null && decision != null) {
-                breaker.answered();
-                if (taking && !decision.allowed() && settled == 0) {
-                    // the slice did not fit: the request alone goes to the store, exactly (the same deadline)
-                    slices.answered(slice, decision, sentAt);
-                    slices.untaken(slice);
-                    this.asked = multiple;
-                    CompletionStage<RateLimitDecision> exact;
-                    try {
-                        exact = delegate.acquire(partition, request, multiple);
-                    } catch (RuntimeException e) {
-                        accept(null, e);
-                        return;
-                    }
-                    exact.whenComplete(this);
-                    return;
-                }
-                if (ticket >= 0 && !decision.allowed()) {
-                    memory.remember(partition, request, multiple, decision, sentAt, ticket);
-                }
-                if (SETTLED.compareAndSet(this, 0, 1)) {
-                    if (timed) {
-                        decided.record(System.nanoTime() - start);
-                    }
-                    outage.answered();
-                    if (slice != null) {
-                        slices.answered(slice, decision, sentAt);
-                        if (taking) {
-                            decision = slices.taken(slice, partition, request, multiple, decision, sentAt, sliceTicket);
-                        }
-                    }
-                    complete(decision);
-                } else {
-                    if (taking) {
-                        slices.untaken(slice);
-                    }
-                    if (decision.allowed()) {
-                        release(decision); // answered after the timeout: the policy decided, so nothing stays spent
-                    }
-                }
-                return;
-            }
-            if (taking) {
-                slices.untaken(slice);
-            }
-            Throwable cause = failure == null ? new IllegalStateException(delegate + " answered null") : unwrap(failure);
-            if (delegate.unreachable(cause)) {
-                breaker.unreachable(cause);
-            }
-            settleWithout(cause);
-        }
-
-        /** The deadline passed without an answer. */
-        void timedOut() {
-            if (settled == 0) {
-                if (slice != null && asked != multiple) {
-                    slices.untaken(slice);
-                }
-                TimeoutException timeout = new TimeoutException("no answer within " + timeoutNanos / 1_000_000 + " ms");
-                breaker.unreachable(timeout);
-                settleWithout(timeout);
-            }
-        }
-
-        private void settleWithout(Throwable cause) {
-            if (SETTLED.compareAndSet(this, 0, 1)) {
-                Object answer = fallbackOrFailure(partition, request, multiple, cause, start, true);
-                if (answer instanceof RateLimitDecision d) {
-                    complete(d);
-                } else {
-                    completeExceptionally((Throwable) answer);
-                }
-            }
-        }
     }
 }

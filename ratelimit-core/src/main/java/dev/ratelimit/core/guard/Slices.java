@@ -4,22 +4,18 @@ import dev.ratelimit.core.CountKey;
 import dev.ratelimit.core.RateLimitAlgorithm;
 import dev.ratelimit.core.RateLimitDecision;
 import dev.ratelimit.core.RateLimitDecision.Outcome;
-import dev.ratelimit.core.RateLimitDecision.State;
 import dev.ratelimit.core.RateLimitPolicy;
 import dev.ratelimit.core.RateLimitRequest;
 import dev.ratelimit.core.RateLimitRequest.Kind;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.metrics.RateLimitMetrics;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.LongSupplier;
 
 /**
@@ -72,7 +68,7 @@ final class Slices implements RateLimitStore.CountListener {
     private final RateLimitMetrics metrics;
     private final int capacity;
     private final Returns returns;
-    private final ConcurrentHashMap<RateLimitRequest, Site> sites = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<RateLimitRequest, SliceSite> sites = new ConcurrentHashMap<>();
     private final AtomicInteger size = new AtomicInteger();
     private final AtomicLong epoch = new AtomicLong();
     private final AtomicBoolean sweeping = new AtomicBoolean();
@@ -122,9 +118,9 @@ final class Slices implements RateLimitStore.CountListener {
         if (!listening || closed) {
             return null;
         }
-        Site site = sites.get(request);
+        SliceSite site = sites.get(request);
         if (site == null) {
-            site = sites.computeIfAbsent(request, r -> new Site(r, eligible(r), metrics));
+            site = sites.computeIfAbsent(request, r -> new SliceSite(r, eligible(r), metrics));
         }
         if (!site.sliced) {
             return null;
@@ -172,7 +168,7 @@ final class Slices implements RateLimitStore.CountListener {
      * not enough left, or ended (then the store is asked).
      */
     RateLimitDecision atHome(Slice slice, String partition, RateLimitRequest request, int multiple, long now) {
-        Lease lease = slice.lease;
+        SliceLease lease = slice.lease;
         if (lease == null) {
             return null;
         }
@@ -194,7 +190,7 @@ final class Slices implements RateLimitStore.CountListener {
      */
     int size(Slice slice, RateLimitRequest request, int multiple) {
         long now = clock.getAsLong();
-        Lease lease = slice.lease;
+        SliceLease lease = slice.lease;
         if (lease != null && lease.units != CLOSED) {
             close(lease, true);
         }
@@ -247,10 +243,10 @@ final class Slices implements RateLimitStore.CountListener {
         slice.site.taken();
         int rest = decision.multiple() - multiple;
         long ends = sentAt + leaseFor(decision);
-        Lease lease = new Lease(slice.site, decision, rest, sentAt, ends);
+        SliceLease lease = new SliceLease(slice.site, decision, rest, sentAt, ends);
         boolean kept = !closed && ticket == ticket(slice) && ends - clock.getAsLong() > 0;
         if (kept) {
-            Lease before = Slice.LEASE.getAndSet(slice, lease);
+            SliceLease before = Slice.LEASE.getAndSet(slice, lease);
             if (before != null) {
                 close(before, true); // installed by another call since this one went: its unused part goes back
             }
@@ -311,8 +307,8 @@ final class Slices implements RateLimitStore.CountListener {
      * Closes {@code lease}: its unused part goes back when {@code giveBack}, else it is dropped. Once: a lease closed
      * already is left alone.
      */
-    void close(Lease lease, boolean giveBack) {
-        int unused = Lease.UNITS.getAndSet(lease, CLOSED);
+    void close(SliceLease lease, boolean giveBack) {
+        int unused = SliceLease.UNITS.getAndSet(lease, CLOSED);
         if (unused > 0 && giveBack) {
             lease.site.returned(lease.taken, unused);
             returns.giveBack(lease.taken, unused);
@@ -327,9 +323,9 @@ final class Slices implements RateLimitStore.CountListener {
      */
     boolean sweep(long now) {
         long idle = 2 * leaseNanos;
-        for (Site site : sites.values()) {
+        for (SliceSite site : sites.values()) {
             for (Slice slice : site.byPartition.values()) {
-                Lease lease = slice.lease;
+                SliceLease lease = slice.lease;
                 if (lease != null && lease.units != CLOSED && now - lease.endsAt >= 0) {
                     close(lease, true);
                 }
@@ -363,7 +359,7 @@ final class Slices implements RateLimitStore.CountListener {
     /** The count of (name, plan) in {@code partition} was announced: this instance's slices of it end. */
     @Override
     public void gained(String name, String plan, String partition) {
-        for (Site site : sites.values()) {
+        for (SliceSite site : sites.values()) {
             int i = site.indexOf(name, plan);
             if (i < 0) {
                 continue;
@@ -388,7 +384,7 @@ final class Slices implements RateLimitStore.CountListener {
      */
     private void drop(Slice slice) {
         slice.drops++;
-        Lease lease = slice.lease;
+        SliceLease lease = slice.lease;
         if (lease != null) {
             close(lease, true);
         }
@@ -398,7 +394,7 @@ final class Slices implements RateLimitStore.CountListener {
     @Override
     public void anyMayHaveGained() {
         epoch.incrementAndGet();
-        for (Site site : sites.values()) {
+        for (SliceSite site : sites.values()) {
             for (Slice slice : site.byPartition.values()) {
                 drop(slice);
             }
@@ -425,13 +421,13 @@ final class Slices implements RateLimitStore.CountListener {
 
     private void forgetAll(boolean giveBack) {
         for (RateLimitRequest request : sites.keySet()) {
-            Site site = sites.remove(request);
+            SliceSite site = sites.remove(request);
             if (site == null) {
                 continue;
             }
             for (Slice slice : site.byPartition.values()) {
                 slice.drops++;
-                Lease lease = slice.lease;
+                SliceLease lease = slice.lease;
                 if (lease != null) {
                     close(lease, giveBack);
                 }
@@ -450,195 +446,5 @@ final class Slices implements RateLimitStore.CountListener {
     /** True once the store's announcements are heard: only then are slices taken. */
     boolean listening() {
         return listening;
-    }
-
-    // ------------------------------------------------------------------ what is held
-
-    /** One call site's request: whether it is sliced, its slices by partition, its counters. */
-    static final class Site {
-        final boolean sliced;
-        final boolean perApplication;
-        final long shortestStep;
-        final RateLimitRequest request;
-        final ConcurrentHashMap<String, Slice> byPartition = new ConcurrentHashMap<>();
-        private final RateLimitMetrics.Counter[] home;
-        private final RateLimitMetrics.Counter[] atStore;
-        private final RateLimitMetrics.Counter[] taken;
-        private final RateLimitMetrics.Tally[] returned;
-
-        Site(RateLimitRequest request, boolean sliced, RateLimitMetrics metrics) {
-            this.request = request;
-            this.sliced = sliced;
-            boolean perApplication = true;
-            long shortest = Long.MAX_VALUE;
-            int n = request.size();
-            home = new RateLimitMetrics.Counter[n];
-            atStore = new RateLimitMetrics.Counter[n];
-            taken = new RateLimitMetrics.Counter[n];
-            returned = new RateLimitMetrics.Tally[n];
-            for (int i = 0; i < n; i++) {
-                perApplication &= request.key(i).perApplication();
-                RateLimitPolicy policy = request.policy(i);
-                if (policy.algorithm() != RateLimitAlgorithm.TOKEN_BUCKET) {
-                    shortest = Math.min(shortest, step(policy));
-                }
-                String name = policy.name();
-                home[i] = metrics.sliceRequests(name, true);
-                atStore[i] = metrics.sliceRequests(name, false);
-                taken[i] = metrics.slicesTaken(name);
-                returned[i] = metrics.slicePermitsReturned(name);
-            }
-            this.perApplication = perApplication;
-            this.shortestStep = shortest;
-        }
-
-        /** The limit of the request that spends from the counts of (name, plan), or -1. */
-        int indexOf(String name, String plan) {
-            for (int i = 0; i < request.size(); i++) {
-                CountKey key = request.key(i);
-                if (key.name().equals(name) && Objects.equals(key.plan(), plan)) {
-                    return i;
-                }
-            }
-            return -1;
-        }
-
-        void home() {
-            for (RateLimitMetrics.Counter c : home) {
-                c.increment();
-            }
-        }
-
-        void atStore() {
-            for (RateLimitMetrics.Counter c : atStore) {
-                c.increment();
-            }
-        }
-
-        void taken() {
-            for (RateLimitMetrics.Counter c : taken) {
-                c.increment();
-            }
-        }
-
-        void returned(RateLimitDecision decision, int units) {
-            for (int i = 0; i < returned.length; i++) {
-                returned[i].add((long) decision.request().cost(i) * units);
-            }
-        }
-    }
-
-    /** The slice of one site in one partition: its lease, its demand, the store's last answer. */
-    static final class Slice {
-        private static final AtomicIntegerFieldUpdater<Slice> TAKING =
-                AtomicIntegerFieldUpdater.newUpdater(Slice.class, "taking");
-        static final AtomicReferenceFieldUpdater<Slice, Lease> LEASE =
-                AtomicReferenceFieldUpdater.newUpdater(Slice.class, Lease.class, "lease");
-
-        final Site site;
-        final String key;
-        volatile Lease lease;
-        /** Announcements of its counts so far: a slice call that saw another number drops what it took. */
-        volatile long drops;
-        /** 1 while a slice call is out. */
-        volatile int taking;
-        /** The store's last answer of an allowed call (or any, before the first), and when its call went. */
-        volatile RateLimitDecision answer;
-        volatile long answeredAt;
-        /**
-         * Requests seen in the current period of one lease, and in the one before; when the last was seen. Plain fields,
-         * racy on purpose: a write lost or seen late only makes a slice smaller or larger by a few permits, within its
-         * bounds, and the request path pays no fence for them.
-         */
-        private long periodStart;
-        private int seen;
-        private int seenBefore;
-        long lastSeen;
-
-        Slice(Site site, String key, long now) {
-            this.site = site;
-            this.key = key;
-            this.periodStart = now;
-            this.lastSeen = now;
-        }
-
-        /** One more request at {@code now} (racy: a lost increment makes a slice smaller). */
-        void seen(long now, long leaseNanos) {
-            long start = periodStart;
-            long elapsed = now - start;
-            if (elapsed >= leaseNanos) {
-                seenBefore = elapsed >= 2 * leaseNanos ? 0 : seen;
-                seen = 0;
-                periodStart = now;
-            }
-            seen++;
-            lastSeen = now;
-        }
-
-        /** The requests seen over the last lease. */
-        int demand() {
-            return Math.max(seen, seenBefore);
-        }
-
-        boolean startTaking() {
-            return taking == 0 && TAKING.compareAndSet(this, 0, 1);
-        }
-    }
-
-    /** Permits of one slice call: what the store decided, the units not used yet, until when they may be. */
-    static final class Lease {
-        static final AtomicIntegerFieldUpdater<Lease> UNITS = AtomicIntegerFieldUpdater.newUpdater(Lease.class, "units");
-
-        final Site site;
-        final RateLimitDecision taken;
-        final long sentAt;
-        final long endsAt;
-        /** Units (times the request's cost) left to use; {@link #CLOSED} once closed. */
-        volatile int units;
-
-        Lease(Site site, RateLimitDecision taken, int units, long sentAt, long endsAt) {
-            this.site = site;
-            this.taken = taken;
-            this.units = units;
-            this.sentAt = sentAt;
-            this.endsAt = endsAt;
-        }
-
-        /** Takes {@code multiple} units: what is left then, or -1 when there were not enough (or it is closed). */
-        int take(int multiple) {
-            int u;
-            do {
-                u = units;
-                if (u < multiple) {
-                    return -1;
-                }
-            } while (!UNITS.compareAndSet(this, u, u - multiple));
-            return u - multiple;
-        }
-
-        /**
-         * The request's decision from this lease: each limit spent {@code multiple} of its cost, with the store's
-         * remaining at the slice call plus what the slice still holds ({@code left} units; never more than the limit),
-         * the reset counting down from when the call went; the receipts of the slice, so that a give-back of the
-         * request returns its permits to the step they were spent in.
-         */
-        RateLimitDecision decision(String partition, RateLimitRequest request, int multiple, int left, long now) {
-            long elapsed = now - sentAt;
-            if (taken.size() == 1) {
-                return RateLimitDecision.of(partition, request, multiple, outcome(0, request, left, elapsed));
-            }
-            Outcome[] outcomes = new Outcome[taken.size()];
-            for (int i = 0; i < outcomes.length; i++) {
-                outcomes[i] = outcome(i, request, left, elapsed);
-            }
-            return RateLimitDecision.ofArray(partition, request, multiple, outcomes);
-        }
-
-        private Outcome outcome(int i, RateLimitRequest request, int left, long elapsed) {
-            Outcome o = taken.outcome(i);
-            long remaining = Math.min(o.policy().permitLimit(), o.remaining() + (long) left * request.cost(i));
-            long reset = o.resetNanos() < 0 ? -1 : Math.max(1, o.resetNanos() - elapsed);
-            return new Outcome(o.policy(), State.SPENT, (int) remaining, reset, 0, o.receipt());
-        }
     }
 }

@@ -23,7 +23,7 @@ final class StoreDeadlines {
     private static final long SWEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(SWEEP_MILLIS);
 
     private final long timeoutNanos;
-    private final ConcurrentLinkedQueue<GuardedStore.Call> calls = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<StoreCall> calls = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final Runnable task = this::run;
 
@@ -32,7 +32,7 @@ final class StoreDeadlines {
     }
 
     /** Times {@code call} out at its deadline unless it is done by then. */
-    void watch(GuardedStore.Call call) {
+    void watch(StoreCall call) {
         calls.offer(call);
         if (!scheduled.get() && scheduled.compareAndSet(false, true)) {
             schedule(Math.min(SWEEP_NANOS, timeoutNanos));
@@ -46,7 +46,7 @@ final class StoreDeadlines {
     private void run() {
         do {
             long now = System.nanoTime();
-            GuardedStore.Call head;
+            StoreCall head;
             while ((head = calls.peek()) != null) {
                 if (head.isDone()) {
                     calls.poll();

@@ -3,6 +3,7 @@ package dev.ratelimit.redis.cdi;
 import dev.ratelimit.core.InvalidRateLimitException;
 import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.redis.RedisStoreBuilder;
 import dev.ratelimit.redis.internal.RedisKeys;
 import dev.ratelimit.redis.internal.RedisUris;
 import java.time.Duration;
@@ -84,7 +85,7 @@ public record RedisSettings(String uri, boolean cluster, String keyPrefix, Redis
      * A store with these settings; {@code timeout} is how long Lettuce waits for a command ({@link
      * RedisStoreProducer} gives it longer than the engine's store timeout), and how long Jedis may block.
      */
-    public RedisRateLimitStore.Builder storeBuilder(Duration timeout) {
+    public RedisStoreBuilder storeBuilder(Duration timeout) {
         return RedisRateLimitStore.builder(uri).cluster(cluster).timeout(timeout).keyPrefix(keyPrefix).client(client);
     }
 

@@ -4,6 +4,7 @@ import dev.ratelimit.cdi.RateLimitConfiguration;
 import dev.ratelimit.core.RateLimitStore;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.redis.RedisStoreBuilder;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Alternative;
@@ -48,7 +49,7 @@ public class RedisStoreProducer {
         // may still be answered, and the engine then gives its permits back; a bound all the same, so that
         // commands never pile up behind a Redis that hangs
         long timeout = configuration.settings().timeoutMillis();
-        RedisRateLimitStore.Builder builder = redis.storeBuilder(Duration.ofMillis(timeout + Math.max(timeout, 1_000L)))
+        RedisStoreBuilder builder = redis.storeBuilder(Duration.ofMillis(timeout + Math.max(timeout, 1_000L)))
                 // Jedis blocks the request thread, which the engine cannot answer before the call returns: its bound
                 .blockingTimeout(Duration.ofMillis(timeout));
         if (configuration.manualClock() != null) {

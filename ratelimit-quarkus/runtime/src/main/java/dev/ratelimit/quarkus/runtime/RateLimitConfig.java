@@ -201,6 +201,13 @@ public interface RateLimitConfig {
          */
         @ConfigDocDefault("400-599")
         Optional<String> failureStatuses();
+
+        /**
+         * Replaces {@code ratelimit.store.slices} for this limit ({@code ratelimit.limits.<name>} only): {@code true}
+         * decides it in slices on a shared store (several permits per store call, decided at home, never over the
+         * limit).
+         */
+        Optional<String> slices();
     }
 
     /** One plan of callers. */
@@ -256,6 +263,27 @@ public interface RateLimitConfig {
          */
         @ConfigDocDefault("1000")
         Optional<String> retryMillis();
+
+        /**
+         * {@code true} decides every limit of a shared store in slices (a limit's own {@code slices} wins): a busy
+         * count takes several permits in one store call and decides its requests at home, never over the limit.
+         */
+        @ConfigDocDefault("false")
+        Optional<String> slices();
+
+        /**
+         * The longest an instance decides from a slice before its unused permits go back, in milliseconds
+         * (1 .. 60000); a window's slice also ends with the eighth of the window it was spent in.
+         */
+        @ConfigDocDefault("1000")
+        Optional<String> sliceLeaseMillis();
+
+        /**
+         * The largest slice, as a share of the limit's permits (a decimal number above 0, at most 1); a slice is also
+         * never more than half of what the store says remains.
+         */
+        @ConfigDocDefault("0.1")
+        Optional<String> sliceMaxShare();
     }
 
     /** The Redis store. */

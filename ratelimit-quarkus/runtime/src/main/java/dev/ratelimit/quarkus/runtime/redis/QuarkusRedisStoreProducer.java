@@ -6,6 +6,7 @@ import dev.ratelimit.core.config.RateLimitSettings;
 import dev.ratelimit.core.guard.KeySecretFingerprint;
 import dev.ratelimit.core.store.InProcessRateLimitStore;
 import dev.ratelimit.redis.RedisRateLimitStore;
+import dev.ratelimit.redis.RedisStoreBuilder;
 import dev.ratelimit.redis.cdi.RedisSettings;
 import dev.ratelimit.redis.transport.RedisTransport;
 import io.quarkus.runtime.StartupEvent;
@@ -88,7 +89,7 @@ public class QuarkusRedisStoreProducer {
         // longer than the engine's timeout, as RedisStoreProducer's: a late answer still reaches the engine
         long timeout = configuration.settings().timeoutMillis();
         deferred = new DeferredTransport();
-        RedisRateLimitStore.Builder builder = RedisRateLimitStore.builder(deferred, where).cluster(redis.cluster())
+        RedisStoreBuilder builder = RedisRateLimitStore.builder(deferred, where).cluster(redis.cluster())
                 .keyPrefix(redis.keyPrefix()).timeout(Duration.ofMillis(timeout + Math.max(timeout, 1_000L)));
         if (configuration.manualClock() != null) {
             builder.nanoClock(configuration.manualClock());
