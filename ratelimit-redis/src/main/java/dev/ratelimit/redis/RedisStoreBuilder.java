@@ -44,7 +44,7 @@ public final class RedisStoreBuilder {
     /**
      * The longest Redis may take to answer a command, positive: commands never pile up behind a Redis that
      * hangs. Under the engine, longer than its {@code ratelimit.store.timeout-millis} (see the class
-     * comment). Default 250 ms. (A transport given to {@link #builder(RedisTransport, String)} has its own.)
+     * comment). Default 250 ms. (A transport given to {@link RedisRateLimitStore#builder(RedisTransport, String)} has its own.)
      */
     public RedisStoreBuilder timeout(Duration timeout) {
         if (timeout.isNegative() || timeout.isZero()) {
@@ -56,7 +56,7 @@ public final class RedisStoreBuilder {
 
     /**
      * Which client carries the store's calls ({@link RedisRateLimitStore.Client}); default {@link RedisRateLimitStore.Client#AUTO}. A Sentinel URI always
-     * takes Lettuce. Ignored with a transport given to {@link #builder(RedisTransport, String)}.
+     * takes Lettuce. Ignored with a transport given to {@link RedisRateLimitStore#builder(RedisTransport, String)}.
      */
     public RedisStoreBuilder client(RedisRateLimitStore.Client client) {
         this.client = java.util.Objects.requireNonNull(client, "client");
