@@ -97,14 +97,8 @@ public class MicrometerRateLimitMetrics implements RateLimitMetrics {
         if (registry == null) {
             return RateLimitMetrics.NONE.requests(policy, outcome, plan);
         }
-        io.micrometer.core.instrument.Counter counter = io.micrometer.core.instrument.Counter.builder(REQUESTS)
-                .description("Rate-limit decisions: one per limit decided, by limit, outcome and plan")
-                .tag(POLICY, policy)
-                .tag(OUTCOME, outcome.label())
-                .tag(PLAN, plan)
-                .register(registry);
-        keep(counter);
-        return counter::increment;
+        return counter(REQUESTS, "Rate-limit decisions: one per limit decided, by limit, outcome and plan",
+                POLICY, policy, OUTCOME, outcome.label(), PLAN, plan)::increment;
     }
 
     @Override
@@ -143,13 +137,8 @@ public class MicrometerRateLimitMetrics implements RateLimitMetrics {
         if (registry == null) {
             return RateLimitMetrics.NONE.sliceRequests(policy, atHome);
         }
-        io.micrometer.core.instrument.Counter counter = io.micrometer.core.instrument.Counter.builder(SLICE_REQUESTS)
-                .description("Requests of a sliced limit, by limit and where they were decided (home or store)")
-                .tag(POLICY, policy)
-                .tag(DECIDED, atHome ? "home" : "store")
-                .register(registry);
-        keep(counter);
-        return counter::increment;
+        return counter(SLICE_REQUESTS,
+                "Requests of a sliced limit, by limit and where they were decided (home or store)", POLICY, policy, DECIDED, atHome ? "home" : "store")::increment;
     }
 
     @Override
@@ -157,12 +146,8 @@ public class MicrometerRateLimitMetrics implements RateLimitMetrics {
         if (registry == null) {
             return RateLimitMetrics.NONE.slicesTaken(policy);
         }
-        io.micrometer.core.instrument.Counter counter = io.micrometer.core.instrument.Counter.builder(SLICES_TAKEN)
-                .description("Slices of a shared count taken from the store (one store call each), by limit")
-                .tag(POLICY, policy)
-                .register(registry);
-        keep(counter);
-        return counter::increment;
+        return counter(SLICES_TAKEN,
+                "Slices of a shared count taken from the store (one store call each), by limit", POLICY, policy)::increment;
     }
 
     @Override
@@ -170,13 +155,8 @@ public class MicrometerRateLimitMetrics implements RateLimitMetrics {
         if (registry == null) {
             return RateLimitMetrics.NONE.slicePermitsReturned(policy);
         }
-        io.micrometer.core.instrument.Counter counter = io.micrometer.core.instrument.Counter.builder(
-                        SLICE_PERMITS_RETURNED)
-                .description("Permits of slices given back to the store unused, by limit")
-                .tag(POLICY, policy)
-                .register(registry);
-        keep(counter);
-        return counter::increment;
+        return counter(SLICE_PERMITS_RETURNED, "Permits of slices given back to the store unused, by limit",
+                POLICY, policy)::increment;
     }
 
     // ------------------------------------------------------------------
@@ -204,13 +184,8 @@ public class MicrometerRateLimitMetrics implements RateLimitMetrics {
         if (registry == null) {
             return RateLimitMetrics.NONE.nearLimit(policy, plan);
         }
-        io.micrometer.core.instrument.Counter counter = io.micrometer.core.instrument.Counter.builder(NEAR_LIMIT)
-                .description("Allowed rate-limit decisions that left less than a fifth of the limit, by limit and plan")
-                .tag(POLICY, policy)
-                .tag(PLAN, plan)
-                .register(registry);
-        keep(counter);
-        return counter::increment;
+        return counter(NEAR_LIMIT,
+                "Allowed rate-limit decisions that left less than a fifth of the limit, by limit and plan", POLICY, policy, PLAN, plan)::increment;
     }
 
     @Override
@@ -218,14 +193,8 @@ public class MicrometerRateLimitMetrics implements RateLimitMetrics {
         if (registry == null) {
             return RateLimitMetrics.NONE.refusedAtHome(policy, plan);
         }
-        io.micrometer.core.instrument.Counter counter = io.micrometer.core.instrument.Counter.builder(REFUSED_AT_HOME)
-                .description("Rate-limit refusals answered by this instance from a remembered refusal of the store, "
-                        + "by limit and plan")
-                .tag(POLICY, policy)
-                .tag(PLAN, plan)
-                .register(registry);
-        keep(counter);
-        return counter::increment;
+        return counter(REFUSED_AT_HOME, "Rate-limit refusals answered by this instance from a remembered refusal of the "
+                + "store, by limit and plan", POLICY, policy, PLAN, plan)::increment;
     }
 
     @Override
@@ -240,6 +209,16 @@ public class MicrometerRateLimitMetrics implements RateLimitMetrics {
                 .tag(STORE, store)
                 .strongReference(true)
                 .register(registry));
+    }
+
+    /** A counter registered (and kept, to be removed on close) with {@code tags}, key and value pairs. */
+    private io.micrometer.core.instrument.Counter counter(String name, String description, String... tags) {
+        io.micrometer.core.instrument.Counter counter = io.micrometer.core.instrument.Counter.builder(name)
+                .description(description)
+                .tags(tags)
+                .register(registry);
+        keep(counter);
+        return counter;
     }
 
     /** Removes the meters registered here: the application is going away, the registry may not be. */
