@@ -11,10 +11,13 @@
     python3 benchmarks/http/rounds.py slices --connections 4 --out benchmarks/results/http-slices.json
     python3 benchmarks/http/rounds.py jars --jar before=/tmp/old/todos.jar --jar after=examples/todos/target/todos.jar \
         --out benchmarks/results/http-jars.json
+    python3 benchmarks/http/rounds.py redis-jars --jar before=/tmp/old/todos.jar --jar after=examples/todos/target/todos.jar \
+        --connections 4 --out benchmarks/results/http-redis-jars.json
 
 Every server of the experiment is started at once, pinned to core 0 (taskset -c 0); wrk runs pinned to
 core 1, one measurement at a time, the others idle. Each request carries the next of --keys caller keys
-(rotate.lua). First --warmup-rounds rounds of every measurement (recorded, to show that throughput has
+(rotate.lua). First one run of --warmup-seconds for each measurement (not recorded: pinned to one core with its
+load, a server's JIT needs a minute or more to compile the request path), then --warmup-rounds rounds of every measurement (recorded, to show that throughput has
 gone flat), then --rounds measured rounds, the order of the measurements rotated each round, the load
 average read before each run. Ratios are taken within a round (side by side), never across runs.
 Run from the repository root, after building what the experiment serves (RESULTS.md has the commands).
@@ -86,6 +89,15 @@ def experiments(redis_port, jars=(), quarkus_apps=()):
                            if named else {})},
             "measurements": [(name, name, "key") for name in [*(n for n, _ in named), "off"]] if named else [],
             "ratios": [(name, "off") for name, _ in named] + [(b, a) for (a, _), (b, _) in zip(named, named[1:])],
+        },
+        "redis-jars": {
+            "what": "builds of the example side by side (--jar NAME=PATH, each with its lib/ beside it), each counting "
+                    "in Redis, exact (ratelimit.redis.uri; Redis pinned with the servers)",
+            "redis": True,
+            "servers": {name: {"cmd": todos(f"-Dratelimit.redis.uri=redis://127.0.0.1:{redis_port}", jar=jar),
+                               "path": "/todos/1"} for name, jar in named},
+            "measurements": [(name, name, "key") for name, _ in named],
+            "ratios": [(b, a) for (a, _), (b, _) in zip(named, named[1:])],
         },
         "payara-jcache": {
             "what": "examples/todos-payara war on Payara Micro (its Hazelcast on, a cluster of one): GET /todos/1, "
@@ -309,10 +321,10 @@ def redis_calls(port):
     return scripts, commands
 
 
-def wrk(port, path, mode, args, pid, redis_pid=None, keys=None, redis_port=None):
+def wrk(port, path, mode, args, pid, redis_pid=None, keys=None, redis_port=None, duration=None):
     env = dict(os.environ, WRK_KEYS=str(keys or args.keys), WRK_MODE=mode, WRK_PATH=path)
     cmd = ["taskset", "-c", args.client_cpu, "wrk", f"-t{args.threads}", f"-c{args.connections}",
-           f"-d{args.duration}s", "-s", LUA, f"http://127.0.0.1:{port}{path}"]
+           f"-d{duration or args.duration}s", "-s", LUA, f"http://127.0.0.1:{port}{path}"]
     before = cpu_ticks(pid)
     redis_before = cpu_ticks(redis_pid) if redis_pid else 0
     switches_before = context_switches(pid)
@@ -361,14 +373,18 @@ def line(r):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("experiment", choices=["example", "address", "redis", "quarkus", "quarkus-redis", "jars",
-                                          "payara-jcache", "slices"])
+                                          "redis-jars", "payara-jcache", "slices"])
     p.add_argument("--jar", action="append", default=[],
-                   help="for 'jars': NAME=PATH of an example jar (its lib/ beside it); repeat, oldest first")
+                   help="for 'jars' and 'redis-jars': NAME=PATH of an example jar (its lib/ beside it); repeat, oldest first")
     p.add_argument("--app", action="append", default=[],
                    help="for 'quarkus': NAME=PATH of another build's quarkus-run.jar, measured beside the apps "
                         "(ratios to none, and ratelimit / NAME); repeat")
     p.add_argument("--out", required=True)
     p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--warmup-seconds", type=int, default=60,
+                   help="one continuous run of each measurement first, not recorded: the JIT of a server pinned to "
+                        "one core with its load takes a minute or more to compile the request path (throughput "
+                        "still rises round after round before that)")
     p.add_argument("--warmup-rounds", type=int, default=4)
     p.add_argument("--duration", type=int, default=10)
     p.add_argument("--connections", type=int, default=16)
@@ -437,12 +453,16 @@ def main():
         shapes = {"hot": args.hot_keys, "cold": args.keys}
         redis_port_arg = redis_port if spec.get("redis") else None
 
-        def run(measurement):
+        def run(measurement, duration=None):
             name, server, mode = measurement[:3]
             keys = shapes[measurement[3]] if len(measurement) > 3 else None
             return wrk(ports[server], spec["servers"][server]["path"], mode, args, pids[server], redis and redis.pid,
-                       keys=keys, redis_port=redis_port_arg)
+                       keys=keys, redis_port=redis_port_arg, duration=duration)
 
+        for measurement in measurements:
+            if args.warmup_seconds > 0:
+                r = run(measurement, duration=args.warmup_seconds)
+                print(f"warm-up {measurement[0]:10s} {args.warmup_seconds} s {r['rps']:9.0f} req/s", flush=True)
         for w in range(args.warmup_rounds):
             for measurement in measurements:
                 name = measurement[0]

@@ -10,7 +10,7 @@ import dev.ratelimit.redis.transport.ArgumentSink;
  * A decision: one call of the counts script that decides limits of a request whose counts share a slot, the
  * script's acquire ({@code a}) or decide-only ({@code d}); per limit six arguments (code, permit limit, step or
  * interval, permits, longest wait, a receipt to give back first) and six integers of reply (state, permits left, reset,
- * retry-after, receipt, wait). Two kinds: the whole request at once ({@link Whole}, a decision: the common case,
+ * retry-after, receipt, wait), or three when every limit spent at once (permits left, reset, receipt). Two kinds: the whole request at once ({@link Whole}, a decision: the common case,
  * which nothing else wraps) and a part of it ({@link Part}, its outcomes: a request split over two cluster slots,
  * {@link SlotSplit}).
  */
@@ -20,6 +20,8 @@ abstract class DecisionCall<T> extends CountsScriptCall<T> {
     private static final long LONGEST_WAIT_MICROS = 1L << 52;
     private static final State[] STATES = {State.SPENT, State.UNSPENT, State.REFUSED};
     private static final int FIELDS = 6;
+    /** The integers per limit of a reply in which every limit spent at once. */
+    private static final int SPENT_FIELDS = 3;
 
     final String partition;
     final RateLimitRequest request;
@@ -89,12 +91,26 @@ abstract class DecisionCall<T> extends CountsScriptCall<T> {
         }
     }
 
-    /** The outcomes the reply holds, in the order of the limits decided. */
+    /**
+     * The outcomes the reply holds, in the order of the limits decided: six integers per limit, or three (permits left,
+     * reset, receipt) when every limit spent at once, the common call, whose other three are known.
+     */
     final Outcome[] outcomes(long[] reply, int count) {
+        Outcome[] outcomes = new Outcome[n];
+        if (count == SPENT_FIELDS * n) {
+            for (int k = 0; k < n; k++) {
+                int at = SPENT_FIELDS * k;
+                long reset = reply[at + 1];
+                long receipt = reply[at + 2];
+                outcomes[k] = new Outcome(request.policy(limit(k)), State.SPENT, (int) reply[at],
+                        reset < 0 ? -1 : reset * NANOS_PER_MICRO, 0,
+                        receipt < 0 ? RateLimitDecision.NO_RECEIPT : store.receipt(receipt), 0);
+            }
+            return outcomes;
+        }
         if (count != FIELDS * n) {
             throw unexpected(reply, count);
         }
-        Outcome[] outcomes = new Outcome[n];
         for (int k = 0; k < n; k++) {
             int at = FIELDS * k;
             long state = reply[at];

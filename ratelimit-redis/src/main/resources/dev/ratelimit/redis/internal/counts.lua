@@ -55,14 +55,17 @@
 --          Reply, six integers per limit: state (0 spent, 1 unspent, 2 refused); permits left;
 --          microseconds until the oldest permit returns / the bucket is full (-1: nothing spent);
 --          microseconds until the request could be allowed (0 unless refused); receipt (-1: none);
---          microseconds until the call goes (0 unless its permits were reserved)
+--          microseconds until the call goes (0 unless its permits were reserved).
+--          Or, when every limit spent at once (the common call: state 0, retry-after 0, no wait), three integers
+--          per limit: permits left, reset, receipt. The length tells the two apart (3 or 6 times the keys); each
+--          integer a reply holds costs Redis time to convert
 -- release: ARGV[2i+3], ARGV[2i+4] for key i: the receipt and the permits to give back
 --          Reply: the permits given back
 -- inspect: ARGV[5 .. 11] as for acquire, of one limit (permits 1, no wait, no receipt)
 --          Reply: permits left; reset as for acquire; permits in debt (spent past the limit by a charge)
 -- restart: no more arguments; announced whether the count refused or not. Reply: 0
 -- the globals it uses, read by the first call (a function library may not read globals while it loads)
-local floor, max, min, spack, sunpack, sbyte, tonum, unpackn
+local floor, max, min, spack, sunpack, sbyte, tonum, unpackn, sformat
 -- what the current call is about, set by each call (run)
 local now, padding, channel
 local INT_MAX = 2147483647
@@ -198,7 +201,7 @@ local function saveWindow(key, c)
     end
     value = table.concat(parts)
   end
-  redis.call('SET', key, value, 'PX', floor((c.a + (last + c.S) * c.s - now + 999) / 1000) + padding)
+  redis.call('SET', key, value, 'PX', sformat('%d', floor((c.a + (last + c.S) * c.s - now + 999) / 1000) + padding))
 end
 
 -- buckets: c = {bucket = true, t (tat), e (epoch), i (interval), l (limit), tag}
@@ -228,7 +231,7 @@ local function saveBucket(key, c)
   else
     value = spack(BUCKET, 'b', c.t, c.e, c.i, c.l)
   end
-  redis.call('SET', key, value, 'PX', floor((c.t - now + 999) / 1000) + padding)
+  redis.call('SET', key, value, 'PX', sformat('%d', floor((c.t - now + 999) / 1000) + padding))
 end
 
 local function save(key, c)
@@ -396,7 +399,7 @@ end
 -- the count of key refused an acquire that may not wait, for retry microseconds
 local function flag(key, retry)
   if channel ~= '' then
-    redis.call('SET', key .. '!', '1', 'PX', floor((retry + 999) / 1000) + padding)
+    redis.call('SET', key .. '!', '1', 'PX', sformat('%d', floor((retry + 999) / 1000) + padding))
   end
 end
 
@@ -500,12 +503,15 @@ local function acquireWindows(KEYS, ARGV)
       return nil
     end
   end
-  local counts, raws = {}, {}
+  local counts = {}
+  local raws = n > 1 and {} or nil -- one value read: made into a table only when the general path needs it
   for k = 1, n do
     local i = 6 * k
     local algorithm = sbyte(ARGV[i], 1)
     local raw = redis.call('GET', KEYS[k])
-    raws[k] = raw
+    if raws then
+      raws[k] = raw
+    end
     -- v: 'w', S, anchor, step, limit, newest, S slots (at 7 .. S + 6), then the sum and the permits asked
     local v
     local S
@@ -514,7 +520,7 @@ local function acquireWindows(KEYS, ARGV)
       S = sbyte(raw, 2)
       local bytes = WINDOW_BYTES[S]
       if not bytes or #raw ~= bytes or sbyte(raw, 1) ~= 119 then
-        return nil, raws -- tagged, holding reservations, a bucket, or not a count
+        return nil, raws or {raw} -- tagged, holding reservations, a bucket, or not a count
       end
       v = {sunpack(WINDOW[S], raw)}
       local a, s, last = v[3], v[4], v[6]
@@ -542,12 +548,12 @@ local function acquireWindows(KEYS, ARGV)
     end
     local permits = tonum(ARGV[i + 3])
     if sum + permits > v[5] then
-      return nil, raws -- refused: the general path finds when it could go, and flags the count
+      return nil, raws or {raw} -- refused: the general path finds when it could go, and flags the count
     end
     v[S + 7], v[S + 8] = sum, permits
     counts[k] = v
   end
-  local reply = {}
+  local reply = n == 1 and {0, 0, 0} or {}
   for k = 1, n do
     local v = counts[k]
     local S, a, s, l, newest, sum = v[2], v[3], v[4], v[5], v[6], v[v[2] + 7]
@@ -565,16 +571,14 @@ local function acquireWindows(KEYS, ARGV)
     if not last then
       redis.call('DEL', KEYS[k])
     else
+      -- the expiry as text: Redis writes a number argument with a %.17g of its own, several times slower
       redis.call('SET', KEYS[k], spack(WINDOW[S], 'w', S, a, s, l, newest, unpackn(v, 7, S + 6)),
-          'PX', floor((a + (last + S) * s - now + 999) / 1000) + padding)
+          'PX', sformat('%d', floor((a + (last + S) * s - now + 999) / 1000) + padding))
     end
-    local at = 6 * (k - 1)
-    reply[at + 1] = 0
-    reply[at + 2] = max(0, l - sum)
-    reply[at + 3] = oldestStep and a + (oldestStep + S) * s - now or -1
-    reply[at + 4] = 0
-    reply[at + 5] = a + newest * s
-    reply[at + 6] = 0
+    local at = 3 * (k - 1) -- the short reply: spent, no retry-after, no wait
+    reply[at + 1] = max(0, l - sum)
+    reply[at + 2] = oldestStep and a + (oldestStep + S) * s - now or -1
+    reply[at + 3] = a + newest * s
   end
   return reply
 end
@@ -585,7 +589,7 @@ local function run(KEYS, ARGV)
   if not spack then
     floor, max, min = math.floor, math.max, math.min
     spack, sunpack = struct.pack, struct.unpack
-    sbyte, tonum, unpackn = string.byte, tonumber, unpack
+    sbyte, tonum, unpackn, sformat = string.byte, tonumber, unpack, string.format
   end
   if ARGV[2] == '' then
     if redis.replicate_commands then
