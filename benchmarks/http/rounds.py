@@ -27,7 +27,7 @@ Only the standard library; wrk, taskset and (for "redis", "slices") redis-server
 request a lease) and cold (--keys, 5 000 rotating keys), for the in-process store, exact Redis, sliced Redis
 (ratelimit.store.slices=true), Bucket4j's Lettuce proxy plain and with its "delaying" optimisation; Redis' command
 calls per request from INFO commandstats. Then an over-limit run: two instances of each shared variant with a low
-limit (--over-limit permits a minute per key), one wrk on each at once for --over-seconds on --hot-keys fresh keys,
+limit (--over-limit permits a minute per key), one wrk on each at once for --over-seconds on --over-keys fresh keys,
 and the requests admitted (2xx) against what the limit allows in that time: over-admission, measured.
 """
 import argparse
@@ -391,9 +391,12 @@ def main():
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--keys", type=int, default=5000)
     p.add_argument("--hot-keys", type=int, default=20, help="for 'slices': the keys of the hot shape")
-    p.add_argument("--over-limit", type=int, default=200,
+    p.add_argument("--over-limit", type=int, default=300,
                    help="for 'slices': the over-limit run's permits a minute per key")
-    p.add_argument("--over-seconds", type=int, default=5, help="for 'slices': how long the over-limit run lasts")
+    p.add_argument("--over-keys", type=int, default=1,
+                   help="for 'slices': the over-limit run's keys (few: each must be driven past its limit by fresh "
+                        "servers in --over-seconds)")
+    p.add_argument("--over-seconds", type=int, default=10, help="for 'slices': how long the over-limit run lasts")
     p.add_argument("--server-cpu", default="0")
     p.add_argument("--client-cpu", default="1")
     p.add_argument("--jvm", default="", help="extra JVM options for every server, space-separated")
@@ -526,7 +529,7 @@ def over_admission(variants, args, logs, started):
         prefix = f"over-{variant}-{int(time.time())}-"
         runs = []
         for port in ports:
-            env = dict(os.environ, WRK_KEYS=str(args.hot_keys), WRK_MODE="key", WRK_PATH="/todos/1",
+            env = dict(os.environ, WRK_KEYS=str(args.over_keys), WRK_MODE="key", WRK_PATH="/todos/1",
                        WRK_KEY_PREFIX=prefix)
             runs.append(subprocess.Popen(["taskset", "-c", args.client_cpu, "wrk", f"-t{args.threads}",
                                           f"-c{args.connections}", f"-d{args.over_seconds}s", "-s", LUA,
@@ -539,12 +542,12 @@ def over_admission(variants, args, logs, started):
             requests += r["requests"]
             admitted += r["requests"] - r["non2xx"]
         # wait_ready's probe of each instance spent one permit of an anonymous caller: not of these keys
-        allowed = allowed_of(args.over_limit, args.over_seconds, args.hot_keys)
+        allowed = allowed_of(args.over_limit, args.over_seconds, args.over_keys)
         results[variant] = {"requests": requests, "admitted": admitted, "allowed": allowed,
                             "over_admitted": max(0, admitted - allowed),
                             "over_admitted_share": max(0, admitted - allowed) / allowed}
         print(f"over-limit {variant:18s} {requests} requests, {admitted} admitted, {allowed} allowed "
-              f"({args.hot_keys} keys x {args.over_limit}/min, {args.over_seconds} s, two instances)", flush=True)
+              f"({args.over_keys} keys x {args.over_limit}/min, {args.over_seconds} s, two instances)", flush=True)
         for proc in procs:
             proc.send_signal(signal.SIGTERM)
             proc.wait(timeout=20)
