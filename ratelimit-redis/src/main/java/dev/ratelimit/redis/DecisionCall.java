@@ -100,11 +100,7 @@ abstract class DecisionCall<T> extends CountsScriptCall<T> {
         if (count == SPENT_FIELDS * n) {
             for (int k = 0; k < n; k++) {
                 int at = SPENT_FIELDS * k;
-                long reset = reply[at + 1];
-                long receipt = reply[at + 2];
-                outcomes[k] = new Outcome(request.policy(limit(k)), State.SPENT, (int) reply[at],
-                        reset < 0 ? -1 : reset * NANOS_PER_MICRO, 0,
-                        receipt < 0 ? RateLimitDecision.NO_RECEIPT : store.receipt(receipt), 0);
+                outcomes[k] = outcome(k, State.SPENT, reply[at], reply[at + 1], 0, reply[at + 2], 0);
             }
             return outcomes;
         }
@@ -114,16 +110,20 @@ abstract class DecisionCall<T> extends CountsScriptCall<T> {
         for (int k = 0; k < n; k++) {
             int at = FIELDS * k;
             long state = reply[at];
-            long reset = reply[at + 2];
-            long receipt = reply[at + 4];
             if (state < 0 || state >= STATES.length) {
                 throw unexpected(reply, count);
             }
-            outcomes[k] = new Outcome(request.policy(limit(k)), STATES[(int) state], (int) reply[at + 1],
-                    reset < 0 ? -1 : reset * NANOS_PER_MICRO, reply[at + 3] * NANOS_PER_MICRO,
-                    receipt < 0 ? RateLimitDecision.NO_RECEIPT : store.receipt(receipt), reply[at + 5] * NANOS_PER_MICRO);
+            outcomes[k] = outcome(k, STATES[(int) state], reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4],
+                    reply[at + 5]);
         }
         return outcomes;
+    }
+
+    /** Limit {@code k}'s outcome from the script's integers (times in microseconds; -1: no reset, no receipt). */
+    private Outcome outcome(int k, State state, long left, long reset, long retry, long receipt, long wait) {
+        return new Outcome(request.policy(limit(k)), state, (int) left, reset < 0 ? -1 : reset * NANOS_PER_MICRO,
+                retry * NANOS_PER_MICRO, receipt < 0 ? RateLimitDecision.NO_RECEIPT : store.receipt(receipt),
+                wait * NANOS_PER_MICRO);
     }
 
     /** The whole request, decided and spent in one call: completes with the decision. */

@@ -47,10 +47,7 @@ public final class RedisStoreBuilder {
      * comment). Default 250 ms. (A transport given to {@link RedisRateLimitStore#builder(RedisTransport, String)} has its own.)
      */
     public RedisStoreBuilder timeout(Duration timeout) {
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("timeout must be positive, was " + timeout);
-        }
-        this.timeout = timeout;
+        this.timeout = positive("timeout", timeout);
         return this;
     }
 
@@ -69,10 +66,7 @@ public final class RedisStoreBuilder {
      * {@code ratelimit.store.timeout-millis}. Default: {@link #timeout}.
      */
     public RedisStoreBuilder blockingTimeout(Duration timeout) {
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("blocking timeout must be positive, was " + timeout);
-        }
-        this.blockingTimeout = timeout;
+        this.blockingTimeout = positive("blocking timeout", timeout);
         return this;
     }
 
@@ -108,5 +102,12 @@ public final class RedisStoreBuilder {
     /** Starts connecting in the background; never fails because Redis is unreachable. */
     public RedisRateLimitStore build() {
         return new RedisRateLimitStore(this);
+    }
+
+    private static Duration positive(String what, Duration duration) {
+        if (duration.isNegative() || duration.isZero()) {
+            throw new IllegalArgumentException(what + " must be positive, was " + duration);
+        }
+        return duration;
     }
 }
