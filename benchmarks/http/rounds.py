@@ -8,6 +8,7 @@
     python3 benchmarks/http/rounds.py address --out benchmarks/results/http-address.json
     python3 benchmarks/http/rounds.py quarkus --out benchmarks/results/http-quarkus.json
     python3 benchmarks/http/rounds.py payara-jcache --out benchmarks/results/http-payara-jcache.json
+    python3 benchmarks/http/rounds.py payara-redis --out benchmarks/results/http-payara-redis.json
     python3 benchmarks/http/rounds.py slices --connections 4 --out benchmarks/results/http-slices.json
     python3 benchmarks/http/rounds.py jars --jar before=/tmp/old/todos.jar --jar after=examples/todos/target/todos.jar \
         --out benchmarks/results/http-jars.json
@@ -63,12 +64,16 @@ QUARKUS_REDIS_JAR = "benchmarks/quarkus/ratelimit-redis/target/quarkus-app/quark
 
 
 PAYARA = "examples/todos-payara/target"
+# The same example with ratelimit-redis instead of ratelimit-jcache (a war of its own: both stores' producers in one
+# war would leave the store ambiguous); in process without ratelimit.redis.uri, in Redis with it.
+PAYARA_REDIS_WAR = "redis/todos.war"
 
 
-def payara(*props):
-    """The example war on Payara Micro on $PORT, its data grid on (a cluster of one, a name of its own)."""
+def payara(*props, war="todos.war"):
+    """The example war (war: its path under PAYARA) on Payara Micro on $PORT, its data grid on (a cluster of one, a
+    name of its own)."""
     return ["sh", "-c", "exec java " + " ".join([*OUT_OF_REACH, *props]) + f" -jar {PAYARA}/payara-micro.jar --deploy "
-            f"{PAYARA}/todos.war --contextroot / --port \"$PORT\" --clustername rounds-$$ --interfaces 127.0.0.1 "
+            f"{PAYARA}/{war} --contextroot / --port \"$PORT\" --clustername rounds-$$ --interfaces 127.0.0.1 "
             "--rootdir \"$(mktemp -d)\""]
 
 
@@ -108,6 +113,22 @@ def experiments(redis_port, jars=(), quarkus_apps=()):
             },
             "measurements": [("in-process", "in-process", "key"), ("jcache", "jcache", "key")],
             "ratios": [("jcache", "in-process")],
+        },
+        "payara-redis": {
+            "what": "examples/todos-payara's Redis war (target/redis/todos.war: ratelimit-redis, no ratelimit-jcache) on "
+                    "Payara Micro (its Hazelcast on, a cluster of one): GET /todos/1, counts in Redis, exact "
+                    "(ratelimit.redis.uri; Jedis on the request thread) vs in process (the same war without it; "
+                    "Redis pinned with the servers)",
+            "redis": True,
+            # this war took a minute to answer with two idle cores to itself: more than wait_ready's default 120 s
+            # leaves room for the one shared core it starts on here
+            "servers": {
+                "in-process": {"cmd": payara(war=PAYARA_REDIS_WAR), "path": "/todos/1", "ready_seconds": 300},
+                "redis": {"cmd": payara(f"-Dratelimit.redis.uri=redis://127.0.0.1:{redis_port}", war=PAYARA_REDIS_WAR),
+                          "path": "/todos/1", "ready_seconds": 300},
+            },
+            "measurements": [("in-process", "in-process", "key"), ("redis", "redis", "key")],
+            "ratios": [("redis", "in-process")],
         },
         "example": {
             "what": "examples/todos jar: GET /todos/1, ratelimit off vs as shipped (plans configured, metrics on)",
@@ -151,13 +172,20 @@ def experiments(redis_port, jars=(), quarkus_apps=()):
                                                 "-Dbenchmark.bucket4j.client=jedis",
                                                 "-Dbenchmark.bucket4j.permit-limit=100000000"), "path": "/todos/1"},
                 "off": {"cmd": todos("-Dratelimit.enabled=false"), "path": "/todos/1"},
+                # the in-process store plus one Redis PING per request, deciding nothing: the floor of one round trip
+                "floor-jedis": {"cmd": todos(f"-Dbenchmark.floor.redis-uri=redis://127.0.0.1:{redis_port}"),
+                                "path": "/todos/1"},
+                "floor-socket": {"cmd": todos(f"-Dbenchmark.floor.redis-uri=redis://127.0.0.1:{redis_port}",
+                                              "-Dbenchmark.floor.client=socket"), "path": "/todos/1"},
             },
             "measurements": [("inprocess", "inprocess", "key"), ("redis", "redis", "key"),
                              ("redis-lettuce", "redis-lettuce", "key"), ("bucket4j", "bucket4j", "key"),
-                             ("bucket4j-jedis", "bucket4j-jedis", "key"), ("off", "off", "key")],
+                             ("bucket4j-jedis", "bucket4j-jedis", "key"), ("off", "off", "key"),
+                             ("floor-jedis", "floor-jedis", "key"), ("floor-socket", "floor-socket", "key")],
             "ratios": [("redis", "inprocess"), ("redis-lettuce", "inprocess"), ("bucket4j", "inprocess"),
                        ("bucket4j-jedis", "inprocess"), ("redis", "bucket4j"), ("redis", "bucket4j-jedis"),
-                       ("redis", "redis-lettuce"), ("inprocess", "off"), ("redis", "off")],
+                       ("redis", "redis-lettuce"), ("inprocess", "off"), ("redis", "off"),
+                       ("floor-jedis", "inprocess"), ("floor-socket", "inprocess"), ("redis", "floor-jedis")],
         },
         "slices": {
             "what": "examples/todos jar: GET /todos/1, hot (a few keys, each well above one request a lease) and cold "
@@ -373,7 +401,7 @@ def line(r):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("experiment", choices=["example", "address", "redis", "quarkus", "quarkus-redis", "jars",
-                                          "redis-jars", "payara-jcache", "slices"])
+                                          "redis-jars", "payara-jcache", "payara-redis", "slices"])
     p.add_argument("--jar", action="append", default=[],
                    help="for 'jars' and 'redis-jars': NAME=PATH of an example jar (its lib/ beside it); repeat, oldest first")
     p.add_argument("--app", action="append", default=[],
@@ -440,7 +468,7 @@ def main():
             log = open(os.path.join(logs, f"{name}.log"), "w")
             proc = subprocess.Popen(full, env=dict(os.environ, PORT=str(port)), stdout=log, stderr=subprocess.STDOUT)
             started.append(proc)
-            headers = wait_ready(proc, port, server["path"])
+            headers = wait_ready(proc, port, server["path"], server.get("ready_seconds", 120))
             ports[name] = port
             pids[name] = proc.pid
             rate_headers = {k: v for k, v in headers.items() if k.lower().startswith("ratelimit")}

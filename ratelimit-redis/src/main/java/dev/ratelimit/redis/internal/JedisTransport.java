@@ -18,13 +18,13 @@ import java.util.function.Consumer;
 import redis.clients.jedis.Builder;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.CommandObject;
+import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.Protocol;
-import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.params.SetParams;
@@ -34,7 +34,7 @@ import redis.clients.jedis.params.SetParams;
  * Payara): the thread that asks writes the script call and reads its reply itself, on a connection of a pool, with no
  * hand-off to an I/O thread and back. {@link #send} therefore returns with the call completed; it blocks the caller at
  * most the timeout to connect plus the timeout to answer (both the timeout given, Jedis' connect and socket timeouts),
- * and fails at once when the pool has no connection free within the timeout. Standalone Redis ({@link RedisClient})
+ * and fails at once when the pool has no connection free within the timeout. Standalone Redis
  * or Redis Cluster ({@link JedisCluster}); no Sentinel (a Sentinel URI takes Lettuce).
  *
  * <p>How a call names the script, as on Lettuce: a single Redis of version 7 or later gets the function library
@@ -42,15 +42,16 @@ import redis.clients.jedis.params.SetParams;
  * flushed) is sent again as {@code EVAL} on the same thread, and the library loaded again.
  *
  * <p>No pipelining across threads: each thread holds its own connection while its call is on its way, so concurrent
- * calls are concurrent connections. Announcements need a subscription that listens all the time, which a blocking
- * client holds a thread for: {@link #subscribe} answers false, and {@code RedisRateLimitStore} subscribes through
- * Lettuce ({@link ThreadRoutedTransport}).
+ * calls are concurrent connections, at most {@link #MOST_CONNECTIONS}: a standalone Redis' in a pool of this module
+ * ({@link JedisConnections}), a cluster's in Jedis' pools. Announcements need a subscription that listens all the
+ * time, which a blocking client holds a thread for: {@link #subscribe} answers false, and {@code RedisRateLimitStore}
+ * subscribes through Lettuce ({@link ThreadRoutedTransport}).
  *
  * <p>Connecting never fails the application: while Redis cannot be reached, calls fail (one timeout each, which the
  * engine's outage breaker makes one per outage), and the loading of the library is tried again, at most once a second,
  * when {@link #connected} is asked or a call succeeds.
  *
- * <p>Thread-safe: the pool is Jedis'; {@code functions} is a volatile flag, {@code reloading} lets one thread load
+ * <p>Thread-safe: the pools are; {@code functions} is a volatile flag, {@code reloading} lets one thread load
  * the library again, and {@code loaded} is replaced by compare-and-set. Not API.
  */
 public final class JedisTransport implements RedisTransport {
@@ -68,6 +69,8 @@ public final class JedisTransport implements RedisTransport {
 
     private final UnifiedJedis client;
     private final boolean cluster;
+    /** A standalone Redis' connections (a cluster's are its client's). */
+    private final JedisConnections connections;
     private final RedisScript script = RedisScript.COUNTS;
     private final byte[] sha = script.shaBytes();
     private final byte[] text = script.textBytes();
@@ -105,17 +108,22 @@ public final class JedisTransport implements RedisTransport {
             config.password(new String(credentials.getPassword()));
         }
         JedisClientConfig clientConfig = config.build();
-        ConnectionPoolConfig pool = new ConnectionPoolConfig();
-        pool.setMaxTotal(MOST_CONNECTIONS);
-        pool.setMaxIdle(MOST_CONNECTIONS);
-        pool.setMinIdle(0);
-        pool.setMaxWait(Duration.ofMillis(millis));
-        pool.setTestOnBorrow(false);
-        pool.setTestWhileIdle(false);
-        pool.setJmxEnabled(false);
         HostAndPort where = new HostAndPort(uri.getHost(), uri.getPort());
-        this.client = cluster ? new JedisCluster(Set.of(where), clientConfig, 5, pool)
-                : RedisClient.builder().hostAndPort(where).clientConfig(clientConfig).poolConfig(pool).build();
+        if (cluster) {
+            this.connections = null;
+            ConnectionPoolConfig pool = new ConnectionPoolConfig(); // for each node
+            pool.setMaxTotal(MOST_CONNECTIONS);
+            pool.setMaxIdle(MOST_CONNECTIONS);
+            pool.setMinIdle(0);
+            pool.setMaxWait(Duration.ofMillis(millis));
+            pool.setTestOnBorrow(false);
+            pool.setTestWhileIdle(false);
+            pool.setJmxEnabled(false);
+            this.client = new JedisCluster(Set.of(where), clientConfig, 5, pool);
+        } else {
+            this.connections = new JedisConnections(where, clientConfig, MOST_CONNECTIONS, millis);
+            this.client = new UnifiedJedis(connections, 1, Duration.ofMillis(millis)); // one attempt: no retry
+        }
         preloadAgain(null);
     }
 
@@ -185,36 +193,18 @@ public final class JedisTransport implements RedisTransport {
             call.failed(new IllegalStateException("closed"));
             return;
         }
-        boolean byFunction = functions;
         Object reply;
+        Connection connection = null;
         try {
-            reply = client.executeCommand(command(call, byFunction ? Protocol.Command.FCALL : Protocol.Command.EVALSHA,
-                    byFunction ? function : sha));
-        } catch (JedisDataException e) {
-            if (!RedisScript.missing(e.getMessage())) {
-                call.failed(e);
-                return;
-            }
-            // Redis restarted, or its scripts or functions were flushed: the text, then the library again
-            try {
-                reply = client.executeCommand(command(call, Protocol.Command.EVAL, text));
-            } catch (RuntimeException again) {
-                call.failed(again);
-                return;
-            }
-            if (byFunction && !cluster && reloading.compareAndSet(false, true)) {
-                try {
-                    functions = false;
-                    loadFunction();
-                } catch (RuntimeException ignored) {
-                    // calls name the script meanwhile
-                } finally {
-                    reloading.set(false);
-                }
-            }
+            connection = cluster ? null : connections.getConnection();
+            reply = reply(connection, call, functions);
         } catch (RuntimeException e) {
             call.failed(e);
             return;
+        } finally {
+            if (connection != null) {
+                connection.close(); // back to the pool
+            }
         }
         call.replied(read(reply, call.reply()));
         if (loaded.get().isCompletedExceptionally()) {
@@ -222,12 +212,47 @@ public final class JedisTransport implements RedisTransport {
         }
     }
 
-    /** The command: {@code <command> <script> <keys> <key>... <argument>...}, each key marked as one (a cluster's slot). */
-    private static CommandObject<Object> command(ScriptCall call, Protocol.Command command, byte[] script) {
+    /**
+     * The call's reply: named as {@code byFunction} says; when Redis knows neither (restarted, its scripts or functions
+     * flushed), sent again as the text, and the library loaded again.
+     */
+    private Object reply(Connection connection, ScriptCall call, boolean byFunction) {
+        try {
+            return execute(connection, command(call, byFunction ? Protocol.Command.FCALL : Protocol.Command.EVALSHA,
+                    byFunction ? function : sha));
+        } catch (JedisDataException e) {
+            if (!RedisScript.missing(e.getMessage())) {
+                throw e;
+            }
+        }
+        Object reply = execute(connection, command(call, Protocol.Command.EVAL, text));
+        if (byFunction && !cluster && reloading.compareAndSet(false, true)) {
+            try {
+                functions = false;
+                loadFunction();
+            } catch (RuntimeException ignored) {
+                // calls name the script meanwhile
+            } finally {
+                reloading.set(false);
+            }
+        }
+        return reply;
+    }
+
+    /** On {@code connection}, or through the cluster client when it is null (a cluster's: it finds the node). */
+    private Object execute(Connection connection, CommandObject<Object> command) {
+        return connection != null ? connection.executeCommand(command) : client.executeCommand(command);
+    }
+
+    /**
+     * The command: {@code <command> <script> <keys> <key>... <argument>...}; on a cluster each key marked as one (its
+     * slot picks the node), on a standalone Redis plain arguments (nothing reads them as keys).
+     */
+    private CommandObject<Object> command(ScriptCall call, Protocol.Command command, byte[] script) {
         int keys = call.keys();
         int arguments = call.arguments();
         CommandArguments args = new CommandArguments(command).add(script).add(keys);
-        Arguments sink = new Arguments(args);
+        Arguments sink = new Arguments(args, cluster);
         for (int i = 0; i < keys; i++) {
             call.writeKey(i, sink);
         }
@@ -301,16 +326,20 @@ public final class JedisTransport implements RedisTransport {
     public void close() {
         closed = true;
         client.close();
+        if (connections != null) {
+            connections.close();
+        }
     }
 
     /** A call's keys and arguments into Jedis' arguments; one per command. */
     private static final class Arguments implements ArgumentSink {
 
         private final CommandArguments args;
-        boolean keys = true;
+        boolean keys;
 
-        Arguments(CommandArguments args) {
+        Arguments(CommandArguments args, boolean keys) {
             this.args = args;
+            this.keys = keys;
         }
 
         @Override

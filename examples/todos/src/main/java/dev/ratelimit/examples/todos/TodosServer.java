@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import dev.ratelimit.examples.todos.peer.Bucket4jLettucePeer;
+import dev.ratelimit.examples.todos.peer.RoundTripFloor;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import jakarta.ws.rs.ext.ContextResolver;
 import java.net.URI;
@@ -107,6 +108,7 @@ public final class TodosServer implements AutoCloseable {
                 // WADL needs a JAXB implementation; without one Jersey only warns that it is off.
                 .property(ServerProperties.WADL_FEATURE_DISABLE, true);
         Bucket4jLettucePeer.registerIfAsked(config); // the HTTP benchmarks' peer: off unless asked for
+        RoundTripFloor.registerIfAsked(config); // the HTTP benchmarks' floor of one round trip: off unless asked for
         return config;
     }
 
