@@ -23,7 +23,9 @@ import redis.clients.jedis.UnifiedJedis;
  *
  * <p>{@value #CLIENT}: {@code jedis} (a pooled Jedis client, as the Jedis transport and Bucket4j's Jedis proxy use) or
  * {@code socket} (a plain blocking socket per thread with no read timeout, writing {@code PING} and reading the reply:
- * the least a Java thread can do for a round trip; not a client to use, it never gives up on a Redis that hangs).
+ * the least a Java thread can do for a round trip; not a client to use, it never gives up on a Redis that hangs) or
+ * {@code socket-timed} (the same with a read timeout, as every client sets one: Java then reads without blocking and
+ * waits in {@code poll} when nothing has come yet).
  *
  * <p>Thread-safe: Jedis' pool is, and each thread has a socket of its own.
  */
@@ -32,7 +34,7 @@ public final class RoundTripFloor implements ContainerRequestFilter {
 
     /** Where Redis is ({@code redis://host:port}); unset: no floor. */
     public static final String REDIS_URI = "benchmark.floor.redis-uri";
-    /** {@code jedis} (the default) or {@code socket}. */
+    /** {@code jedis} (the default), {@code socket} or {@code socket-timed}. */
     public static final String CLIENT = "benchmark.floor.client";
 
     private static final byte[] PING = "PING\r\n".getBytes(StandardCharsets.US_ASCII);
@@ -40,12 +42,13 @@ public final class RoundTripFloor implements ContainerRequestFilter {
     private final UnifiedJedis jedis;
     private final ThreadLocal<Socket> sockets;
 
-    private RoundTripFloor(UnifiedJedis jedis, URI uri) {
+    private RoundTripFloor(UnifiedJedis jedis, URI uri, int readTimeoutMillis) {
         this.jedis = jedis;
         this.sockets = jedis != null ? null : ThreadLocal.withInitial(() -> {
             try {
                 Socket socket = new Socket(uri.getHost(), uri.getPort());
                 socket.setTcpNoDelay(true);
+                socket.setSoTimeout(readTimeoutMillis);
                 return socket;
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
@@ -60,9 +63,11 @@ public final class RoundTripFloor implements ContainerRequestFilter {
         }
         String client = System.getProperty(CLIENT, "jedis");
         switch (client) {
-            case "jedis" -> config.register(new RoundTripFloor(RedisClient.create(uri), null));
-            case "socket" -> config.register(new RoundTripFloor(null, URI.create(uri)));
-            default -> throw new IllegalArgumentException(CLIENT + " must be jedis or socket, was \"" + client + "\"");
+            case "jedis" -> config.register(new RoundTripFloor(RedisClient.create(uri), null, 0));
+            case "socket" -> config.register(new RoundTripFloor(null, URI.create(uri), 0));
+            case "socket-timed" -> config.register(new RoundTripFloor(null, URI.create(uri), 2_000));
+            default -> throw new IllegalArgumentException(
+                    CLIENT + " must be jedis, socket or socket-timed, was \"" + client + "\"");
         }
     }
 
