@@ -177,15 +177,19 @@ def experiments(redis_port, jars=(), quarkus_apps=()):
                                 "path": "/todos/1"},
                 "floor-socket": {"cmd": todos(f"-Dbenchmark.floor.redis-uri=redis://127.0.0.1:{redis_port}",
                                               "-Dbenchmark.floor.client=socket"), "path": "/todos/1"},
+                "floor-socket-timed": {"cmd": todos(f"-Dbenchmark.floor.redis-uri=redis://127.0.0.1:{redis_port}",
+                                                    "-Dbenchmark.floor.client=socket-timed"), "path": "/todos/1"},
             },
             "measurements": [("inprocess", "inprocess", "key"), ("redis", "redis", "key"),
                              ("redis-lettuce", "redis-lettuce", "key"), ("bucket4j", "bucket4j", "key"),
                              ("bucket4j-jedis", "bucket4j-jedis", "key"), ("off", "off", "key"),
-                             ("floor-jedis", "floor-jedis", "key"), ("floor-socket", "floor-socket", "key")],
+                             ("floor-jedis", "floor-jedis", "key"), ("floor-socket", "floor-socket", "key"),
+                             ("floor-socket-timed", "floor-socket-timed", "key")],
             "ratios": [("redis", "inprocess"), ("redis-lettuce", "inprocess"), ("bucket4j", "inprocess"),
                        ("bucket4j-jedis", "inprocess"), ("redis", "bucket4j"), ("redis", "bucket4j-jedis"),
                        ("redis", "redis-lettuce"), ("inprocess", "off"), ("redis", "off"),
-                       ("floor-jedis", "inprocess"), ("floor-socket", "inprocess"), ("redis", "floor-jedis")],
+                       ("floor-jedis", "inprocess"), ("floor-socket", "inprocess"), ("floor-socket-timed", "inprocess"),
+                       ("floor-jedis", "floor-socket"), ("redis", "floor-jedis")],
         },
         "slices": {
             "what": "examples/todos jar: GET /todos/1, hot (a few keys, each well above one request a lease) and cold "
@@ -457,7 +461,14 @@ def main():
                                                                             capture_output=True, text=True).stdout.strip()}
         ports = {}
         pids = {}
+        measurements = spec["measurements"]
+        if args.only:
+            keep = set(args.only.split(","))
+            measurements = [m for m in measurements if m[0] in keep]
+        wanted = {m[1] for m in measurements} or set(spec["servers"])  # servers no measurement uses are not started
         for name, server in spec["servers"].items():
+            if name not in wanted:
+                continue
             port = free_port()
             cmd = list(server["cmd"])
             extra = args.jvm.split()
@@ -477,10 +488,6 @@ def main():
                                        "rate_limit_headers_of_a_response": rate_headers}
             print(f"{name}: pid {proc.pid} port {port} {rate_headers}", flush=True)
 
-        measurements = spec["measurements"]
-        if args.only:
-            keep = set(args.only.split(","))
-            measurements = [m for m in measurements if m[0] in keep]
         shapes = {"hot": args.hot_keys, "cold": args.keys}
         redis_port_arg = redis_port if spec.get("redis") else None
 
