@@ -193,11 +193,12 @@ public final class JedisTransport implements RedisTransport {
             call.failed(new IllegalStateException("closed"));
             return;
         }
+        boolean byFunction = functions;
         Object reply;
         Connection connection = null;
         try {
             connection = cluster ? null : connections.getConnection();
-            reply = reply(connection, call, functions);
+            reply = reply(connection, call, byFunction);
         } catch (RuntimeException e) {
             call.failed(e);
             return;
@@ -205,6 +206,9 @@ public final class JedisTransport implements RedisTransport {
             if (connection != null) {
                 connection.close(); // back to the pool
             }
+        }
+        if (byFunction && !functions) {
+            loadFunctionAgain(); // on no connection of this call's: the pool may be short of them
         }
         call.replied(read(reply, call.reply()));
         if (loaded.get().isCompletedExceptionally()) {
@@ -214,7 +218,7 @@ public final class JedisTransport implements RedisTransport {
 
     /**
      * The call's reply: named as {@code byFunction} says; when Redis knows neither (restarted, its scripts or functions
-     * flushed), sent again as the text, and the library loaded again.
+     * flushed), sent again as the text, and later calls name the script until the library is loaded again.
      */
     private Object reply(Connection connection, ScriptCall call, boolean byFunction) {
         try {
@@ -226,17 +230,23 @@ public final class JedisTransport implements RedisTransport {
             }
         }
         Object reply = execute(connection, command(call, Protocol.Command.EVAL, text));
-        if (byFunction && !cluster && reloading.compareAndSet(false, true)) {
+        if (byFunction) {
+            functions = false;
+        }
+        return reply;
+    }
+
+    /** The function library loaded again, by one thread at a time; calls name the script meanwhile. */
+    private void loadFunctionAgain() {
+        if (reloading.compareAndSet(false, true)) {
             try {
-                functions = false;
                 loadFunction();
             } catch (RuntimeException ignored) {
-                // calls name the script meanwhile
+                // calls keep naming the script
             } finally {
                 reloading.set(false);
             }
         }
-        return reply;
     }
 
     /** On {@code connection}, or through the cluster client when it is null (a cluster's: it finds the node). */
